@@ -1,0 +1,119 @@
+"""Answerers: the offline extractive one (default) and the OpenAI-compatible LLM with fallback."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from core.dedupe import jaccard
+from core.injection import is_instruction_like
+from core.knowledge import citation_label
+from core.scoring import SentenceScorer
+from core.sentences import is_heading, split_sentences
+from core.types import LedgerEntry
+
+_WORD = re.compile(r"\w+")
+
+@dataclass(frozen=True)
+class Draft:
+    """An answer before tracing: text, the sources it cites, and whether it refused."""
+
+    text: str
+    citations: tuple[str, ...]
+    refused: bool = False
+    reason: str = ""
+    best_score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Scored:
+    sentence: str
+    label: str
+    score: float
+    order: int
+
+
+def score_sentences(
+    question: str, entries: Sequence[LedgerEntry], scorer: SentenceScorer
+) -> list[Scored]:
+    """Every usable sentence of the injected evidence, scored against the question
+    (SentenceScorer.relevance: static-embedding cosine plus question-word overlap)."""
+    pool: list[tuple[str, str]] = []
+    for e in entries:
+        label = citation_label(e.source, e.page)
+        for s in split_sentences(e.injected_text):
+            s = s.strip(" …")
+            if len(s.split()) < 3 or s.endswith(":") or is_heading(s) or is_instruction_like(s):
+                continue
+            pool.append((s, label))
+    if not pool:
+        return []
+    sims = scorer.relevance([s for s, _ in pool], question)
+    return [Scored(s, label, float(sims[i]), i) for i, (s, label) in enumerate(pool)]
+
+
+def extractive_answer(
+    question: str,
+    entries: Sequence[LedgerEntry],
+    scorer: SentenceScorer,
+    refusal: str,
+    min_score: float,
+    max_sentences: int = 3,
+    may_refuse: bool = True,
+) -> Draft:
+    """Up to max_sentences best-supported sentences, each followed by its (source)."""
+    scored = score_sentences(question, entries, scorer)
+    if not scored:
+        return Draft(refusal, (), True, "no usable sentence in the injected context")
+    ranked = sorted(scored, key=lambda x: -x.score)
+    best = ranked[0].score
+    if may_refuse and best < min_score:
+        return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
+    picked: list[Scored] = []
+    seen: list[frozenset[str]] = []
+    for x in ranked:
+        words = frozenset(_WORD.findall(x.sentence.lower()))
+        if any(jaccard(words, other) >= 0.8 for other in seen):
+            continue  # the same sentence again (copied or lightly edited passages)
+        if picked and x.score < max(min_score, best * 0.6):
+            break
+        seen.append(words)
+        picked.append(x)
+        if len(picked) == max_sentences:
+            break
+    text = " ".join(cite(x.sentence, x.label) for x in picked)
+    return Draft(text, tuple(dict.fromkeys(x.label for x in picked)), False, "", best)
+
+
+def cite(sentence: str, label: str) -> str:
+    """The sentence with its citation before the final punctuation: "… 12 kg (a.md)."."""
+    body = sentence.rstrip()
+    end = ""
+    if body and body[-1] in ".!?":
+        body, end = body[:-1].rstrip(), body[-1]
+    return f"{body} ({label}){end or '.'}"
+
+
+_CITE = re.compile(r"\(([^()]+?\.(?:md|markdown|txt|pdf|html?)(?: p\.\d+)?)\)", re.I)
+
+
+def cited_labels(text: str) -> list[str]:
+    """The (source) citations that appear in an answer text."""
+    return list(dict.fromkeys(m.group(1).strip() for m in _CITE.finditer(text)))
+
+
+def llm_answer(
+    backend: object,
+    messages: list[dict[str, str]],
+    max_tokens: int,
+    on_token: Callable[[str], None] | None = None,
+) -> str:
+    """The backend's answer, streamed through on_token when given; raises BackendError."""
+    if on_token is None:
+        return backend.complete(messages, max_tokens=max_tokens)  # type: ignore[attr-defined]
+    parts: list[str] = []
+    for delta in backend.stream(messages, max_tokens=max_tokens):  # type: ignore[attr-defined]
+        parts.append(delta)
+        on_token(delta)
+    return "".join(parts)

@@ -1,0 +1,147 @@
+"""Fitting evidence into the knowledge budget, with a fate for every candidate (the ledger).
+
+The loop is deliberately simple (after canopy's StuffingContextBuilder): walk the candidates in
+rank order, drop low scores and duplicates, add each entry while it fits; the first one that
+overflows is summarised (high score) or truncated at a sentence boundary, and the rest are over
+budget. Token counts include the block header and separators, and the final text is counted
+once more, so the budget is never exceeded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.dedupe import Deduper
+from core.injection import is_instruction_like
+from core.knowledge import KnowledgeFormat
+from core.scoring import SentenceScorer
+from core.summarize import ranked_extract, truncate_sentences
+from core.tokens import TiktokenCounter
+from core.types import Candidate, Fate, LedgerEntry
+
+
+@dataclass(frozen=True)
+class BudgetParams:
+    budget: int
+    min_score: float = 0.0
+    summary_min_score: float = 0.45
+    jaccard_min: float = 0.9
+    cosine_min: float = 0.95
+    dedupe: bool = True
+
+
+@dataclass(frozen=True)
+class Context:
+    """The knowledge block as injected and the ledger of how it was made."""
+
+    text: str
+    tokens: int
+    budget: int
+    ledger: tuple[LedgerEntry, ...]
+
+    @property
+    def included(self) -> list[LedgerEntry]:
+        return [e for e in self.ledger if e.included]
+
+    def count(self, fate: Fate) -> int:
+        return sum(1 for e in self.ledger if e.fate == fate)
+
+
+def build_context(
+    candidates: Sequence[Candidate],
+    question: str,
+    params: BudgetParams,
+    fmt: KnowledgeFormat,
+    counter: TiktokenCounter,
+    scorer: SentenceScorer,
+) -> Context:
+    """Choose and format the evidence for one question within params.budget tokens."""
+    deduper = Deduper(params.jaccard_min, params.cosine_min)
+    fates: list[LedgerEntry | None] = [None] * len(candidates)
+    entries: list[str] = []
+    header = counter.count(fmt.header + "\n")
+    sep = counter.count(fmt.joiner)
+    used = 0
+    overflowed = False
+
+    for i, c in enumerate(candidates):
+        meta = c.chunk.metadata
+        tokens = c.chunk.tokens if c.chunk.tokens is not None else counter.count(c.chunk.text)
+        page = int(meta["page"]) if "page" in meta else None
+
+        def entry(fate: Fate, text: str = "", injected: int = 0, dup: str | None = None) -> LedgerEntry:
+            return LedgerEntry(
+                chunk_id=c.chunk.id, source=c.chunk.source, score=round(c.score, 4), fate=fate,
+                tokens=tokens, injected_text=text, injected_tokens=injected, duplicate_of=dup,
+                dense_rank=c.dense_rank, lexical_rank=c.lexical_rank,
+                suspicious=is_instruction_like(c.chunk.text), category=c.chunk.category, page=page,
+            )  # fmt: skip
+
+        if c.score < params.min_score:
+            fates[i] = entry(Fate.BELOW_MIN_SCORE)
+            continue
+        if params.dedupe:
+            dup = deduper.duplicate_of(c)
+            if dup is not None:
+                fates[i] = entry(Fate.DUPLICATE, dup=dup)
+                continue
+        if overflowed:
+            fates[i] = entry(Fate.OVER_BUDGET)
+            continue
+
+        n = len(entries) + 1
+        cost_fixed = (header if not entries else sep)
+
+        def render(text: str, c: Candidate = c, n: int = n, page: int | None = page) -> str:
+            return fmt.entry(n, c.chunk.source, c.chunk.category, c.score, text, page)
+
+        def fits(text: str, fixed: int = cost_fixed) -> bool:
+            return used + fixed + counter.count(render(text)) <= params.budget
+
+        full = render(c.chunk.text)
+        cost = counter.count(full)
+        if used + cost_fixed + cost <= params.budget:
+            entries.append(full)
+            used += cost_fixed + cost
+            deduper.keep(c)
+            fates[i] = entry(Fate.KEPT, c.chunk.text, cost)
+            continue
+
+        overflowed = True
+        fitted = None
+        fate = Fate.TRUNCATED
+        if c.score >= params.summary_min_score:
+            fitted = ranked_extract(c.chunk.text, question, scorer, fits)
+            fate = Fate.SUMMARISED
+        if fitted is None:
+            fitted = truncate_sentences(c.chunk.text, fits)
+            fate = Fate.TRUNCATED
+        if fitted is None:
+            fates[i] = entry(Fate.OVER_BUDGET)
+            continue
+        text, _ = fitted
+        block = render(text)
+        cost = counter.count(block)
+        entries.append(block)
+        used += cost_fixed + cost
+        deduper.keep(c)
+        fates[i] = entry(fate, text, cost)
+
+    knowledge = fmt.block(entries)
+    total = counter.count(knowledge)
+    # BPE merges across entry boundaries could shift the count by a token: enforce the bound exactly
+    while total > params.budget and entries:
+        entries.pop()
+        dropped = max(j for j, f in enumerate(fates) if f is not None and f.included)
+        old = fates[dropped]
+        assert old is not None
+        fates[dropped] = LedgerEntry(
+            old.chunk_id, old.source, old.score, Fate.OVER_BUDGET, old.tokens,
+            dense_rank=old.dense_rank, lexical_rank=old.lexical_rank, suspicious=old.suspicious,
+            category=old.category, page=old.page,
+        )  # fmt: skip
+        knowledge = fmt.block(entries)
+        total = counter.count(knowledge)
+    ledger = tuple(f for f in fates if f is not None)
+    return Context(text=knowledge, tokens=total, budget=params.budget, ledger=ledger)
