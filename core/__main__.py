@@ -77,7 +77,7 @@ def _ask(args: argparse.Namespace, settings: Any) -> int:
 
     changes = {k: getattr(args, k) for k in ("top_k", "knowledge_budget") if getattr(args, k)}
     if changes:
-        settings = settings.model_copy(update=changes)
+        settings = settings.updated(**changes)
     answer = Pipeline(settings).ask(args.question, baseline=args.baseline)
     _print_summary(answer.trace)
     if args.json:

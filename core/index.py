@@ -38,8 +38,24 @@ class Index:
             self.lexical.set_state("dirty", None)
 
     def reconcile(self) -> int:
-        """Delete vectors the manifest does not own (left by a crash between the two stores)."""
-        orphans = sorted(set(self.vectors.all_ids()) - self.lexical.ids())
+        """Bring the two stores back in step after a run that did not finish; returns the number
+        of orphaned vectors deleted.
+
+        Files whose chunks are missing from Chroma (a crash after a removal's or a reset's vector
+        delete) are forgotten so this run re-indexes them; then vectors the manifest does not own
+        (a crash between the Chroma upsert and the manifest commit) are deleted.
+        """
+        vector_ids = set(self.vectors.all_ids())
+        missing = self.lexical.ids() - vector_ids
+        if missing:
+            forgotten = 0
+            for rec in self.lexical.all_files():
+                if missing.intersection(rec.chunk_ids):
+                    self.lexical.forget_file(rec.root, rec.source, rec.chunk_ids)
+                    forgotten += 1
+            self.lexical.delete_ids(missing)  # rows no manifest entry owns
+            log.info("reconcile: %d files lost vectors and will be re-indexed", forgotten)
+        orphans = sorted(vector_ids - self.lexical.ids())
         if orphans:
             log.info("reconcile: deleting %d orphaned vectors", len(orphans))
             self.vectors.delete(orphans)
@@ -55,6 +71,8 @@ class Index:
 
     def reset(self) -> None:
         with self._write_lock:
+            self.lexical.set_state("dirty", "1")  # killed between the two resets → reconciled
             self.vectors.reset()
             self.lexical.reset()
+            self.lexical.set_state("dirty", None)
             self.changed()

@@ -22,13 +22,13 @@ from core.grounding import check as grounding_check
 from core.injection import nonce
 from core.knowledge import KnowledgeFormat, citation_label
 from core.memory import Turn, fit_history, memory_snippets, rewrite
-from core.prompt import Prompt, assemble, message_tokens
+from core.prompt import REPLY_PRIMING, Prompt, assemble, message_tokens
 from core.resources import get_index, get_resources
 from core.retrieve import Retriever
 from core.scoring import SentenceScorer
 from core.telemetry import append_trace
 from core.templates import load_templates
-from core.types import Fate
+from core.types import Candidate, Fate
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,8 @@ class Pipeline:
         t_start = time.perf_counter()
 
         query, rewrite_method = (question, "none") if baseline else rewrite(question, history, self.backend)
-        cls = classify(question, self.backend)
+        # offline type first: a refused question must cost no LLM call at all
+        cls = classify(question, None)
 
         t0 = time.perf_counter()
         qvec = self.retriever.embed_query(query)
@@ -103,58 +104,27 @@ class Pipeline:
         retrieval_ms = (time.perf_counter() - t0) * 1000
 
         t1 = time.perf_counter()
-        system = self.templates.system_prompt(s.refusal_sentence)
-        procedure = self.templates.procedure(cls.query_type)
-        user = self.templates.user_message(question)
-        fixed = (
-            message_tokens(self.counter, system)
-            + (message_tokens(self.counter, procedure) if procedure else 0)
-            + message_tokens(self.counter, user)
-            + 3
-        )
-        if fixed > s.prompt_limit:
-            raise ContextLensError(
-                f"The question is too long: the prompt needs {fixed} tokens, the model window "
-                f"leaves {s.prompt_limit}."
-            )
-        history_msgs: list[tuple[str, str]] = []
-        left_out = 0
-        if history and not baseline:
-            history_msgs, left_out = fit_history(
-                history, min(s.history_budget, s.prompt_limit - fixed), self.counter
-            )
-        history_tokens = sum(message_tokens(self.counter, c) for _, c in history_msgs)
-        snippets = memory_snippets(
-            list(history[:left_out]) if not baseline else [], qvec, self.scorer, self.counter,
-            min(s.memory_budget, s.prompt_limit - fixed - history_tokens),
-        )  # fmt: skip
-        memory = self.templates.memory_message("\n\n".join(snippets)) if snippets else ""
-        memory_tokens = message_tokens(self.counter, memory) if memory else 0
-        wrapper = message_tokens(self.counter, self.templates.knowledge_message("", question))
-        room = s.prompt_limit - fixed - history_tokens - memory_tokens - wrapper
-        fmt = KnowledgeFormat(nonce(question, [c.chunk.id for c in candidates]), s.separator)
-        if baseline:
-            params = BudgetParams(budget=10**9, min_score=0.0, dedupe=False)
-        else:
-            params = BudgetParams(
-                budget=max(0, min(s.knowledge_budget, room)),
-                min_score=s.min_score,
-                summary_min_score=s.summary_min_score,
-                jaccard_min=s.dedupe_jaccard,
-                cosine_min=s.dedupe_cosine,
-            )
-        # fusion picks which k chunks compete; within them the evidence is ranked by similarity
-        ranked = candidates if baseline else sorted(candidates, key=lambda c: -c.score)
-        context = build_context(ranked, query, params, fmt, self.counter, self.scorer)
+        built = self._build(question, query, candidates, history, cls.query_type, baseline)
         budgeting_ms = (time.perf_counter() - t1) * 1000
-
-        knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
-        prompt = assemble(self.counter, system, procedure, knowledge, memory, history_msgs, user)
         top_score = max((c.score for c in candidates), default=None)
-        if baseline:
-            decision = refusal.Decision(False, "")
-        else:
-            decision = refusal.decide(top_score, context.tokens, s.refusal_tau, s.min_context_tokens)
+
+        def decide(b: _Built) -> refusal.Decision:
+            if baseline:
+                return refusal.Decision(False, "")
+            return refusal.decide(top_score, b.context.tokens, s.refusal_tau, s.min_context_tokens)
+
+        decision = decide(built)
+        if not decision.refused and self.backend is not None and not baseline:
+            llm_cls = classify(question, self.backend)
+            if llm_cls.query_type != cls.query_type:
+                t1 = time.perf_counter()
+                built = self._build(question, query, candidates, history, llm_cls.query_type, baseline)
+                budgeting_ms += (time.perf_counter() - t1) * 1000
+                decision = decide(built)
+            cls = llm_cls
+        context, prompt, snippets, history_msgs, params = (
+            built.context, built.prompt, built.snippets, built.history_msgs, built.params
+        )
 
         t2 = time.perf_counter()
         fallback, backend_error, llm_called = False, "", False
@@ -243,12 +213,80 @@ class Pipeline:
             prompt=prompt,
         )
 
+    def _build(
+        self,
+        question: str,
+        query: str,
+        candidates: list[Candidate],
+        history: Sequence[Turn],
+        query_type: str,
+        baseline: bool,
+    ) -> _Built:
+        """Fit memory, history and evidence around the fixed sections; assemble the messages."""
+        s = self.settings
+        qvec = self.retriever.embed_query(query)
+        system = self.templates.system_prompt(s.refusal_sentence)
+        procedure = self.templates.procedure(query_type)
+        user = self.templates.user_message(question)
+        fixed = (
+            message_tokens(self.counter, system)
+            + (message_tokens(self.counter, procedure) if procedure else 0)
+            + message_tokens(self.counter, user)
+            + REPLY_PRIMING
+        )
+        if fixed > s.prompt_limit:
+            raise ContextLensError(
+                f"The question is too long: the prompt needs {fixed} tokens, the model window "
+                f"leaves {s.prompt_limit}."
+            )
+        history_msgs: list[tuple[str, str]] = []
+        left_out = 0
+        if history and not baseline:
+            history_msgs, left_out = fit_history(
+                history, min(s.history_budget, s.prompt_limit - fixed), self.counter
+            )
+        history_tokens = sum(message_tokens(self.counter, c) for _, c in history_msgs)
+        snippets = memory_snippets(
+            list(history[:left_out]) if not baseline else [], qvec, self.scorer, self.counter,
+            min(s.memory_budget, s.prompt_limit - fixed - history_tokens),
+        )  # fmt: skip
+        memory = self.templates.memory_message("\n\n".join(snippets)) if snippets else ""
+        memory_tokens = message_tokens(self.counter, memory) if memory else 0
+        wrapper = message_tokens(self.counter, self.templates.knowledge_message("", question))
+        room = s.prompt_limit - fixed - history_tokens - memory_tokens - wrapper
+        fmt = KnowledgeFormat(nonce(question, [c.chunk.id for c in candidates]), s.separator)
+        if baseline:
+            params = BudgetParams(budget=10**9, min_score=0.0, dedupe=False)
+        else:
+            params = BudgetParams(
+                budget=max(0, min(s.knowledge_budget, room)),
+                min_score=s.min_score,
+                summary_min_score=s.summary_min_score,
+                jaccard_min=s.dedupe_jaccard,
+                cosine_min=s.dedupe_cosine,
+            )
+        # fusion picks which k chunks compete; within them the evidence is ranked by similarity
+        ranked = candidates if baseline else sorted(candidates, key=lambda c: -c.score)
+        context = build_context(ranked, query, params, fmt, self.counter, self.scorer)
+        knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
+        prompt = assemble(self.counter, system, procedure, knowledge, memory, history_msgs, user)
+        return _Built(context, prompt, snippets, history_msgs, params)
+
     def _extract(self, question: str, qvec: Any, included: list[Any], baseline: bool) -> Draft:
         s = self.settings
         return extractive_answer(
             question, included, self.scorer, s.refusal_sentence, s.answer_min_similarity,
             may_refuse=not baseline,
         )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Built:
+    context: Context
+    prompt: Prompt
+    snippets: list[str]
+    history_msgs: list[tuple[str, str]]
+    params: BudgetParams
 
 
 _retrievers: dict[tuple[int, int, str, str, int], Retriever] = {}

@@ -45,7 +45,7 @@ def replay_settings(base: Settings, trace: dict[str, Any], changes: dict[str, An
     unknown = set(changes) - set(REPLAYABLE)
     if unknown:
         raise ValueError(f"cannot replay with {', '.join(sorted(unknown))}")
-    return base.model_copy(update={**recorded, **changes})
+    return base.updated(**{**recorded, **changes})
 
 
 def replay(
