@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=1, ge=0)
     llm_temperature: float = 0.0
 
+    # evaluation reports shown by the UI's Evaluation page (python -m core.eval --out)
+    eval_dir: Path = Field(default=PROJECT_ROOT / "eval_out")
+
     # traces
     trace_enabled: bool = True
     trace_path: Path = Field(default=PROJECT_ROOT / "data" / "traces.jsonl")

@@ -62,6 +62,7 @@ def check(
     entries: Sequence[LedgerEntry],
     scorer: SentenceScorer,
     min_support: float = 0.6,
+    shortlist: int = 4,
 ) -> Grounding | None:
     """Per-sentence support and citation validity; None for a refusal or an empty answer."""
     injected = [e for e in entries if e.included]
@@ -72,18 +73,26 @@ def check(
         return None
     checks: list[SentenceCheck] = []
     bare = [_CITE_TAIL.sub("", s) or s for s in sentences]
-    if evidence:
-        ev_vecs = scorer.vectors(evidence)
-        ans_vecs = scorer.vectors(bare)
-        sims = ans_vecs @ ev_vecs.T
-    for i, s in enumerate(sentences):
+    for s, text in zip(sentences, bare, strict=True):
         cites = tuple(cited_labels(s))
-        if evidence:
-            j = int(sims[i].argmax())
-            support, match = float(sims[i][j]), evidence[j]
-        else:
-            support, match = 0.0, ""
+        support, match = _best_support(text, evidence, scorer, shortlist)
         ok = bool(cites) and all(c in labels for c in cites)
         checks.append(SentenceCheck(s, round(support, 4), match, cites, support >= min_support, ok))
     good = sum(1 for c in checks if c.supported and c.citation_ok)
     return Grounding(tuple(checks), good / len(checks))
+
+
+def _best_support(
+    sentence: str, evidence: list[str], scorer: SentenceScorer, shortlist: int
+) -> tuple[float, str]:
+    """Full-embedding cosine of the best-matching evidence sentence.
+
+    The cheap relevance score shortlists a few evidence sentences first, so a check embeds a
+    handful of sentences instead of the whole context (cached vectors are reused)."""
+    if not evidence:
+        return 0.0, ""
+    quick = scorer.relevance(evidence, sentence)
+    top = [evidence[int(i)] for i in quick.argsort()[::-1][:shortlist]]
+    sims = scorer.vectors(top) @ scorer.vectors([sentence])[0]
+    j = int(sims.argmax())
+    return float(sims[j]), top[j]

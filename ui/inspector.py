@@ -1,0 +1,447 @@
+"""The per-answer inspector: everything is read from one trace record, so a live turn, a replay and
+a turn re-opened from a traces file are shown the same way."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core.config import Settings
+from core.errors import ContextLensError
+from core.replay import Comparison, replay
+from ui import state
+from ui.components import answer_md, highlight, md_escape, one_line, short
+
+log = logging.getLogger(__name__)
+
+TABS = ("Prompt", "Tokens", "Evidence ledger", "Decision", "Grounding", "What-if replay")
+SECTIONS = ("system", "procedure", "knowledge", "memory", "history", "user")
+FATE_STYLE = {  # background of the fate cell in ledgers
+    "kept": "background-color: #d3f9d8; color: #1b5e20",
+    "summarised": "background-color: #fff3bf; color: #7a5b00",
+    "truncated": "background-color: #ffe8cc; color: #8a3c00",
+    "duplicate": "background-color: #e9ecef; color: #495057",
+    "over_budget": "background-color: #ffe3e3; color: #a61e1e",
+    "below_min_score": "background-color: #f1f3f5; color: #868e96",
+}
+OK = ":green[:material/check_circle:]"
+BAD = ":red[:material/cancel:]"
+WARN = ":orange[:material/warning:]"
+
+
+def render(trace: dict[str, Any], *, key: str, settings: Settings | None) -> None:
+    """The inspector of one turn; `key` makes its widgets unique; no settings → no replay."""
+    label = (
+        f"Inspector · {trace.get('query_type', '?')} · {trace.get('num_chunks_included', 0)} chunks · "
+        f"{trace.get('prompt_tokens', 0):,} / {trace.get('prompt_limit', 0):,} prompt tokens · "
+        f"trace {trace.get('id', '?')}"
+    )
+    with st.expander(label, icon=":material/manage_search:"):
+        tabs = st.tabs(TABS)
+        with tabs[0]:
+            prompt_tab(trace)
+        with tabs[1]:
+            tokens_tab(trace)
+        with tabs[2]:
+            ledger_tab(trace)
+        with tabs[3]:
+            decision_tab(trace)
+        with tabs[4]:
+            grounding_tab(trace)
+        with tabs[5]:
+            if settings is None:
+                st.info("Replay needs a working index and settings.")
+            else:
+                whatif_tab(trace, key, settings)
+
+
+# Prompt ------------------------------------------------------------------------------------------
+
+
+def prompt_tab(trace: dict[str, Any]) -> None:
+    msgs = trace.get("messages") or []
+    sections = trace.get("message_sections") or ["?"] * len(msgs)
+    st.caption(
+        f"The exact {len(msgs)} messages sent, in injection order "
+        "(system → procedure → knowledge → memory → history → user)."
+    )
+    for n, (msg, section) in enumerate(zip(msgs, sections, strict=False), 1):
+        content = str(msg.get("content", ""))
+        st.markdown(f"**{n}. {section}** · role `{msg.get('role', '?')}`")
+        st.code(
+            content, language=None, wrap_lines=True, height=320 if content.count("\n") > 14 else "content"
+        )
+    with st.expander("Copy as JSON (OpenAI `messages`)", icon=":material/data_object:"):
+        st.code(json.dumps(msgs, indent=2, ensure_ascii=False), language="json", wrap_lines=True)
+
+
+# Tokens ------------------------------------------------------------------------------------------
+
+
+def section_table(trace: dict[str, Any]) -> pd.DataFrame:
+    """Tokens per prompt section, in injection order, as recorded in the trace."""
+    sections = trace.get("sections") or {}
+    limit = max(1, int(trace.get("prompt_limit") or 1))
+    rows = [
+        {
+            "section": name,
+            "tokens": int(sections.get(name, 0)),
+            "% of prompt limit": 100 * sections.get(name, 0) / limit,
+        }
+        for name in SECTIONS
+    ]
+    return pd.DataFrame(rows)
+
+
+def tokens_tab(trace: dict[str, Any]) -> None:
+    limit = int(trace.get("prompt_limit") or 0)
+    budget = trace.get("knowledge_budget")
+    context = int(trace.get("context_tokens") or 0)
+    prompt = int(trace.get("prompt_tokens") or 0)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Prompt", f"{prompt:,}", help=f"of the {limit:,}-token prompt limit (window − reply reserve)")
+    c2.metric("Knowledge context", f"{context:,}", help="tokens of the retrieved-knowledge block")
+    c3.metric("Answer", f"{int(trace.get('answer_tokens') or 0):,}")
+    c4.metric("Total", f"{int(trace.get('total_tokens') or 0):,}")
+    table = section_table(trace)
+    chart_data = table.assign(order=range(len(table)))
+    top = max([*table["tokens"], budget or 0, 1]) * 1.15
+    bars = (
+        alt.Chart(chart_data)
+        .mark_bar(cornerRadiusEnd=3)
+        .encode(
+            y=alt.Y("section:N", sort=list(SECTIONS), title=None, axis=alt.Axis(labelOverlap=False)),
+            x=alt.X("tokens:Q", scale=alt.Scale(domain=[0, top]), title="tokens"),
+            color=alt.Color("section:N", sort=list(SECTIONS), legend=None),
+            tooltip=["section", "tokens"],
+        )
+    )
+    labels = bars.mark_text(align="left", dx=3).encode(text="tokens:Q", color=alt.value("#444"))
+    layers = [bars, labels]
+    if budget:
+        rule = alt.Chart(pd.DataFrame({"x": [budget], "what": [f"knowledge budget {budget}"]}))
+        layers.append(rule.mark_rule(strokeDash=[4, 3], color="#d9480f").encode(x="x:Q", tooltip=["what"]))
+    st.altair_chart(alt.layer(*layers).properties(height=alt.Step(26)), width="stretch")
+    if budget:
+        st.progress(
+            min(1.0, context / budget),
+            text=f"Knowledge context: {context:,} of the {budget:,}-token knowledge budget",
+        )
+    else:
+        st.caption("Blind top-k run: no knowledge budget applied.")
+    if limit:
+        st.progress(
+            min(1.0, prompt / limit), text=f"Whole prompt: {prompt:,} of the {limit:,}-token prompt limit"
+        )
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={"% of prompt limit": st.column_config.NumberColumn(format="%.1f%%")},
+    )
+
+
+# Evidence ledger ---------------------------------------------------------------------------------
+
+
+def ledger_table(chunks: list[dict[str, Any]]) -> pd.DataFrame:
+    rows = []
+    for n, c in enumerate(chunks, 1):
+        source = c.get("source", "")
+        if c.get("page"):
+            source = f"{source} p.{c['page']}"
+        rows.append(
+            {
+                "#": n,
+                "source": source,
+                "chunk": short(c.get("chunk_id")),
+                "score": float(c.get("score") or 0.0),
+                "tokens": int(c.get("tokens") or 0),
+                "injected tokens": int(c.get("injected_tokens") or 0),
+                "fate": c.get("fate", ""),
+                "duplicate of": short(c.get("duplicate_of")),
+                "dense/lexical rank": f"{_rank(c.get('dense_rank'))} / {_rank(c.get('lexical_rank'))}",
+                "suspicious": "yes" if c.get("suspicious") else "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _rank(value: Any) -> str:
+    return "—" if value is None else str(value)
+
+
+def styled(table: pd.DataFrame) -> Any:
+    """The ledger with its fate column coloured."""
+    if table.empty or "fate" not in table:
+        return table
+    return table.style.map(lambda fate: FATE_STYLE.get(fate, ""), subset=["fate"])
+
+
+def ledger_tab(trace: dict[str, Any]) -> None:
+    chunks = trace.get("chunks") or []
+    if not chunks:
+        st.info("Retrieval returned no candidates.")
+        return
+    st.caption(
+        f"{trace.get('num_candidates', len(chunks))} candidates · {trace.get('num_chunks_included', 0)} "
+        f"injected · {trace.get('num_deduped', 0)} duplicates · "
+        f"{trace.get('num_summarized', 0)} summarised · "
+        f"{trace.get('num_truncated', 0)} truncated · {trace.get('num_suspicious', 0)} suspicious"
+    )
+    st.dataframe(
+        styled(ledger_table(chunks)),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "#": st.column_config.NumberColumn(width=32),
+            "source": st.column_config.TextColumn(width=205),
+            "chunk": st.column_config.TextColumn(width=90, help="chunk id (first 10 characters)"),
+            "score": st.column_config.ProgressColumn(
+                format="%.3f", min_value=0.0, max_value=1.0, width=95, help="dense cosine similarity"
+            ),
+            "tokens": st.column_config.NumberColumn(width=55, help="tokens of the stored chunk"),
+            "injected tokens": st.column_config.NumberColumn("injected", width=60, help="tokens as injected"),
+            "fate": st.column_config.TextColumn(width=105),
+            "duplicate of": st.column_config.TextColumn("dup. of", width=75),
+            "dense/lexical rank": st.column_config.TextColumn(
+                "rank d/l", width=70, help="rank in the dense and in the lexical search (— = not found)"
+            ),
+            "suspicious": st.column_config.TextColumn(
+                "susp.", width=45, help="instruction-like text (defused before injection)"
+            ),
+        },
+    )
+    st.markdown("**Text as injected**")
+    for n, c in enumerate(chunks, 1):
+        text = c.get("injected_text") or ""
+        if not text:
+            continue
+        label = (
+            f"{n}. {c.get('source', '')} · {short(c.get('chunk_id'))} · {c.get('fate')} · "
+            f"{c.get('injected_tokens', 0)} tokens"
+        )
+        with st.expander(label, icon=":material/warning:" if c.get("suspicious") else None):
+            if c.get("suspicious"):
+                st.warning("Instruction-like text in this chunk was defused before injection.")
+            st.code(text, language=None, wrap_lines=True)
+
+
+# Decision ----------------------------------------------------------------------------------------
+
+
+def decision_tab(trace: dict[str, Any]) -> None:
+    rule = trace.get("refusal_rule") or {}
+    tau = rule.get("tau")
+    min_ctx = rule.get("min_context_tokens")
+    top = trace.get("top_score")
+    context = trace.get("context_tokens") or 0
+    refused = bool(trace.get("refused"))
+    baseline = trace.get("setup") == "baseline"
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(
+        "Query type", str(trace.get("query_type", "?")), help=f"classifier: {trace.get('classifier', '?')}"
+    )
+    c2.metric("Refused", "yes" if refused else "no")
+    c3.metric(
+        "Top score", "—" if top is None else f"{top:.3f}", help="dense cosine similarity of the best chunk"
+    )
+    c4.metric("Context tokens", f"{context:,}")
+    lines = []
+    if refused:
+        reason = md_escape(trace.get("refusal_reason") or "no reason recorded")
+        lines.append(f":red[:material/block:] **Refused** — {reason}")
+    elif baseline:
+        lines.append("**Not refused** — blind top-k run (no refusal rule)")
+    else:
+        lines.append(f"{OK} **Answered** — both refusal checks passed")
+    if tau is not None and not baseline:
+        ok = top is not None and top >= tau
+        shown = "none" if top is None else f"{top:.3f}"
+        lines.append(f"{OK if ok else BAD} top score {shown} {'≥' if ok else '<'} τ {tau:.2f}")
+    if min_ctx is not None and not baseline:
+        ok = context >= min_ctx
+        lines.append(f"{OK if ok else BAD} context tokens {context} {'≥' if ok else '<'} min {min_ctx}")
+    question = trace.get("question", "")
+    rewritten = trace.get("rewritten_query") or question
+    if rewritten != question:
+        lines.append(
+            f":material/edit_note: rewritten query ({trace.get('rewrite_method')}): *{md_escape(rewritten)}*"
+        )
+    else:
+        lines.append(":material/edit_note: query used as asked (no rewrite)")
+    lines.append(
+        f"backend `{trace.get('backend', '?')}` · LLM called: {'yes' if trace.get('llm_called') else 'no'}"
+        + (" · **fell back to extractive**" if trace.get("fallback") else "")
+        + f" · retrieval `{trace.get('retrieval_mode', '?')}` · setup `{trace.get('setup', '?')}`"
+    )
+    if trace.get("history_turns"):
+        lines.append(
+            f"history: {trace.get('history_turns_included', 0)} of {trace['history_turns']} earlier turns "
+            f"included · {len(trace.get('memory_snippets') or [])} memory snippet(s)"
+        )
+    st.markdown("  \n".join(lines))
+    t1, t2, t3, t4 = st.columns(4)
+    t1.metric("Retrieval", _ms(trace.get("retrieval_ms")))
+    t2.metric("Budgeting", _ms(trace.get("budgeting_ms")))
+    t3.metric("Answer", _ms(trace.get("answer_ms")))
+    t4.metric("Total", _ms(trace.get("total_ms")))
+
+
+def _ms(value: Any) -> str:
+    return "—" if value is None else f"{float(value):,.0f} ms"
+
+
+# Grounding ---------------------------------------------------------------------------------------
+
+
+def grounding_tab(trace: dict[str, Any]) -> None:
+    g = trace.get("grounding")
+    if not g:
+        st.info(
+            "No grounding check: the question was refused." if trace.get("refused") else "No grounding data."
+        )
+        return
+    sentences = g.get("sentences") or []
+    bad = sum(1 for s in sentences if not (s.get("supported") and s.get("citation_ok")))
+    c1, c2 = st.columns(2)
+    c1.metric(
+        "Grounding score",
+        f"{float(g.get('score') or 0):.0%}",
+        help="share of sentences supported and correctly cited",
+    )
+    c2.metric("Flagged sentences", bad)
+    for s in sentences:
+        text = s.get("sentence", "")
+        cites = ", ".join(s.get("citations") or []) or "none"
+        if not s.get("supported"):
+            line = f"{BAD} {highlight(text, 'red')}"
+            why = "unsupported by the injected context"
+        elif not s.get("citation_ok"):
+            line = f"{WARN} {highlight(text, 'orange')}"
+            why = "missing citation" if not s.get("citations") else "cites a chunk that was not injected"
+        else:
+            line = f"{OK} {md_escape(text)}"
+            why = "supported"
+        st.markdown(line)
+        st.caption(
+            f"{why} · support {float(s.get('support') or 0):.2f} · cites {md_escape(cites)} · best match: "
+            f"“{md_escape(str(s.get('best_match', ''))[:220])}”"
+        )
+
+
+# What-if replay ----------------------------------------------------------------------------------
+
+
+def whatif_tab(trace: dict[str, Any], key: str, settings: Settings) -> None:
+    rec = trace.get("settings") or {}
+    seps = ("blank", "rule", "numbered")
+    modes = ("dense", "lexical", "hybrid")
+    sep = rec.get("separator", settings.separator)
+    mode = rec.get("retrieval_mode", settings.retrieval_mode)
+    with st.form(key=f"{key}-whatif", border=True):
+        st.caption("Re-run this question with other settings and compare (the original turn is unchanged).")
+        c1, c2, c3 = st.columns(3)
+        top_k = c1.number_input("Top-k", 1, 200, int(rec.get("top_k", settings.top_k)), key=f"{key}-top_k")
+        budget = c2.number_input(
+            "Knowledge budget", 16, settings.prompt_limit,
+            min(int(rec.get("knowledge_budget", settings.knowledge_budget)), settings.prompt_limit), step=50,
+            key=f"{key}-budget",
+        )  # fmt: skip
+        tau = c3.number_input(
+            "τ", 0.0, 1.0, float(rec.get("refusal_tau", settings.refusal_tau)), 0.01, key=f"{key}-tau"
+        )
+        c4, c5, c6 = st.columns(3)
+        separator = c4.selectbox(
+            "Separator", seps, index=seps.index(sep) if sep in seps else 1, key=f"{key}-sep"
+        )
+        retrieval = c5.selectbox(
+            "Retrieval mode", modes, index=modes.index(mode) if mode in modes else 2, key=f"{key}-mode"
+        )
+        templates = c6.text_input(
+            "Templates file", str(rec.get("templates_path", settings.templates_path)), key=f"{key}-templates"
+        )
+        blind = st.checkbox("Blind top-k (no budget, dedupe or refusal)", key=f"{key}-blind")
+        go = st.form_submit_button("Replay", type="primary", icon=":material/replay:", key=f"{key}-replay")
+    if go:
+        changes = {
+            "top_k": int(top_k),
+            "knowledge_budget": int(budget),
+            "refusal_tau": float(tau),
+            "separator": separator,
+            "retrieval_mode": retrieval,
+            # a Path always: replay_settings copies without validation and the snapshot holds a str
+            "templates_path": Path(templates.strip() or settings.templates_path),
+        }
+        try:
+            with st.spinner("Replaying…"):
+                after = replay(settings, trace, changes, blind=blind, record=False).after
+        except ContextLensError as e:
+            st.error(one_line(e, state.secrets_of(settings)))
+        except Exception as e:
+            log.exception("replay failed")
+            st.error(f"Replay failed: {one_line(e, state.secrets_of(settings))}")
+        else:
+            recorded = {k: rec.get(k) for k in changes}
+            after["replay_changes"] = {
+                k: str(v) if isinstance(v, Path) else v
+                for k, v in changes.items()
+                if str(v) != str(recorded[k])
+            }
+            after["replay_blind"] = blind
+            state.replays(str(trace.get("id"))).append(after)
+    runs = state.replays(str(trace.get("id")))
+    if runs:
+        comparison(trace, runs[-1], len(runs))
+
+
+def comparison(before: dict[str, Any], after: dict[str, Any], n_runs: int = 1) -> None:
+    """Two runs side by side: headline numbers, section tokens, answers and ledgers."""
+    comp = Comparison(before=before, after=after)
+    changed = after.get("replay_changes") or {}
+    what = ", ".join(f"{k}={v}" for k, v in changed.items()) or "same settings"
+    if after.get("replay_blind"):
+        what += " · blind top-k"
+    st.markdown(f"**Replay {n_runs}** · `{what.replace('`', '')}` · trace {after.get('id', '?')}")
+    rows = [{"": k, "before": _cell(b), "after": _cell(a)} for k, b, a in comp.rows() if k != "answer"]
+    for name in SECTIONS:
+        b = (before.get("sections") or {}).get(name, 0)
+        a = (after.get("sections") or {}).get(name, 0)
+        rows.append({"": f"tokens: {name}", "before": _cell(b), "after": _cell(a)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    left, right = st.columns(2)
+    for col, rec, title in ((left, before, "Before"), (right, after, "After")):
+        with col:
+            st.markdown(f"**{title}** · {rec.get('context_tokens', 0)} context tokens")
+            if rec.get("refused"):
+                st.warning(f"Refused: {rec.get('refusal_reason', '')}")
+            st.markdown(answer_md(str(rec.get("answer", ""))))
+            table = ledger_table(rec.get("chunks") or [])
+            if not table.empty:
+                st.dataframe(
+                    styled(table[["source", "chunk", "score", "injected tokens", "fate"]]), hide_index=True
+                )
+    fates = [
+        {"chunk": short(cid), "source": src, "before": b or "—", "after": a or "—"}
+        for cid, src, b, a in comp.fates()
+        if b != a
+    ]
+    if fates:
+        st.markdown("**Chunks whose fate changed**")
+        st.dataframe(pd.DataFrame(fates), hide_index=True, width="stretch")
+    else:
+        st.caption("Every chunk kept its fate.")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "—" if value is None or value == "" else str(value)
