@@ -22,6 +22,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, fts_rowid INTEGER NOT NULL, source TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_by_fts_rowid ON chunks(fts_rowid);
 CREATE TABLE IF NOT EXISTS files (
     root TEXT NOT NULL, source TEXT NOT NULL, file_hash TEXT NOT NULL, chunk_ids TEXT NOT NULL,
     PRIMARY KEY (root, source)
@@ -77,12 +78,20 @@ class LexicalIndex:
         if not q:
             return []
         conn = self._conn().conn
-        rows = conn.execute(
-            "SELECT chunks.id, -bm25(fts) AS s FROM fts JOIN chunks ON chunks.fts_rowid = fts.rowid "
-            "WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?",
-            (q, k),
+        # rank inside FTS5 first, then map only the top k rowids to chunk ids: joining before the
+        # LIMIT looked up a chunk row for every match (a full scan of chunks each, without the index)
+        top = conn.execute(
+            "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?", (q, k)
         ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
+        if not top:
+            return []
+        marks = ",".join("?" * len(top))
+        ids = dict(
+            conn.execute(
+                f"SELECT fts_rowid, id FROM chunks WHERE fts_rowid IN ({marks})", [r[0] for r in top]
+            ).fetchall()
+        )
+        return [(ids[r[0]], float(r[1])) for r in top if r[0] in ids]
 
     def count(self) -> int:
         return int(self._conn().conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -102,6 +111,18 @@ class LexicalIndex:
         conn = self._conn().conn
         rows = conn.execute("SELECT root, source, file_hash, chunk_ids FROM files ORDER BY source")
         return [FileRecord(r[0], r[1], r[2], tuple(json.loads(r[3]))) for r in rows]
+
+    def ids_owned_elsewhere(self, ids: set[str], root: str, source: str) -> set[str]:
+        """Those of ids that a manifest row other than (root, source) also lists."""
+        if not ids:
+            return set()
+        owned: set[str] = set()
+        rows = self._conn().conn.execute(
+            "SELECT chunk_ids FROM files WHERE NOT (root = ? AND source = ?)", (root, source)
+        )
+        for (chunk_ids,) in rows:
+            owned.update(ids.intersection(json.loads(chunk_ids)))
+        return owned
 
     def commit_file(
         self,

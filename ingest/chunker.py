@@ -114,46 +114,66 @@ class Chunker:
         if not units:
             return []
         texts = [u[0] for u in units]
-        toks = self._costs(texts, [u[1] for u in units])
+        seps = [_separator(texts[n - 1] if n else None, s, start) for n, (s, start) in enumerate(units)]
+        toks = self._costs(texts, seps)
         wps = self.count_pieces(texts)
         out: list[Piece] = []
-        for (s, start), t, w in zip(units, toks, wps, strict=True):
+        for (s, start), sep, t, w in zip(units, seps, toks, wps, strict=True):
             if t <= self.size and w <= self.max_pieces:
                 out.append(Piece(s, t, w, start))
             else:
-                out.extend(self._split_long(s, start))
+                out.extend(self._split_long(s, start, sep))
         return out
 
-    def _split_long(self, sentence: str, para_start: bool) -> list[Piece]:
+    def _split_long(self, sentence: str, para_start: bool, sep: str) -> list[Piece]:
         """Cut an over-long sentence into token windows that fit both limits."""
         ids = self.counter.encode(sentence)
         window = max(8, min(self.size, self.max_pieces) * 3 // 4)
         out: list[Piece] = []
         start = 0
         while start < len(ids):
-            step = window
+            step = _word_boundary(self.counter, ids, start, window)
             while True:
                 text = self.counter.decode(ids[start : start + step]).strip()
                 w = self.count_pieces([text])[0] if text else 0
-                if w <= self.max_pieces or step <= 8:
+                if w <= self.max_pieces or step <= 1:
                     break
-                step = step * 3 // 4
+                step = _word_boundary(self.counter, ids, start, max(1, step * 3 // 4))
             if text:
                 first = para_start and not out
-                out.append(Piece(text, self._costs([text], [first])[0], w, first))
+                join = _separator(out[-1].text, text, False) if out else sep
+                out.append(Piece(text, self._costs([text], [join])[0], w, first))
             start += step
         return out
 
-    def _costs(self, texts: list[str], para_starts: list[bool]) -> list[int]:
+    def _costs(self, texts: list[str], seps: list[str]) -> list[int]:
         """cl100k tokens of each text as it will appear in a chunk, separator included.
 
-        Joining adds tokens ("\n\n" is a token of its own), so a sum of bare counts could
-        overshoot `size`; the max of bare and joined counts bounds the joined chunk from above.
+        Joining adds tokens ("\n\n" and "\n" are tokens of their own), so a sum of bare counts
+        could overshoot `size`; the max of bare and joined counts bounds the chunk from above.
         """
-        seps = ["\n\n" + t if start else " " + t for t, start in zip(texts, para_starts, strict=True)]
         bare = self.counter.count_many(texts)
-        joined = self.counter.count_many(seps)
+        joined = self.counter.count_many([sep + t for t, sep in zip(texts, seps, strict=True)])
         return [max(a, b) for a, b in zip(bare, joined, strict=True)]
+
+
+def _word_boundary(counter: TiktokenCounter, ids: list[int], start: int, step: int) -> int:
+    """`step`, shortened (by at most half) so the cut falls before a token that starts a word."""
+    if start + step >= len(ids):
+        return step
+    for k in range(step, max(1, step // 2), -1):
+        if counter.decode(ids[start + k : start + k + 1])[:1].isspace():
+            return k
+    return step
+
+
+def _separator(prev: str | None, text: str, para_start: bool) -> str:
+    """What _join puts between prev and text (the costs above must match _join)."""
+    if prev is None or para_start:
+        return "\n\n"
+    if is_structural(text) or is_structural(prev):
+        return "\n"
+    return " "
 
 
 def _join(group: list[Piece]) -> str:

@@ -8,6 +8,7 @@ and the redo converges to the same ids a clean run produces.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
@@ -96,40 +97,71 @@ def discover(paths: Iterable[Path]) -> tuple[list[SourceFile], list[str], list[d
     files: list[SourceFile] = []
     roots: list[str] = []
     errors: list[dict[str, str]] = []
+    seen: set[tuple[str, str]] = set()  # the same path given twice is synced once
+
+    def add(f: SourceFile) -> None:
+        if (f.root, f.source) not in seen:
+            seen.add((f.root, f.source))
+            files.append(f)
+
     for given in paths:
         path = given.expanduser()
-        if not path.exists():
+        try:
+            exists = path.exists()
+            path = path.resolve() if exists else path
+        except (OSError, ValueError) as e:  # e.g. a name longer than the file system allows
+            reason = getattr(e, "strerror", None) or "invalid path"
+            errors.append({"file": str(given), "message": f"cannot use this path: {reason}"})
+            continue
+        if not exists:
             errors.append({"file": str(given), "message": "no such file or directory"})
             continue
-        path = path.resolve()
         if path.is_dir():
-            roots.append(str(path))
+            if str(path) not in roots:
+                roots.append(str(path))
             for f in sorted(path.rglob("*")):
                 rel = f.relative_to(path)
                 if any(part.startswith(".") for part in rel.parts) or not f.is_file():
                     continue
                 if f.suffix.lower() not in SUPPORTED:
                     continue
-                files.append(SourceFile(f, rel.as_posix(), str(path)))
+                add(SourceFile(f, rel.as_posix(), str(path)))
         else:
             # a single file: its own name is the source; it never removes siblings
-            files.append(SourceFile(path, path.name, f"file:{path}"))
+            add(SourceFile(path, path.name, f"file:{path}"))
     return files, roots, errors
 
 
 class Ingestor:
     """Loads, chunks, embeds and syncs files into an Index."""
 
-    def __init__(self, settings: Settings, index: Index, embedder: Embedder, counter: TiktokenCounter):
+    def __init__(
+        self,
+        settings: Settings,
+        index: Index,
+        embedder: Embedder | Callable[[], Embedder],
+        counter: TiktokenCounter,
+    ):
         self.settings = settings
         self.index = index
-        self.embedder = embedder
-        self.chunker = Chunker(
-            counter,
-            settings.chunk_size,
-            settings.chunk_overlap,
-            embedder.max_tokens,
-            embedder.count_tokens,
+        self.counter = counter
+        # an embedder factory defers loading the model until a file actually needs chunking,
+        # so a sync of an unchanged corpus never pays for it
+        self._embedder = embedder if hasattr(embedder, "embed") else None
+        self._factory = None if self._embedder is not None else embedder
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            assert self._factory is not None
+            self._embedder = self._factory()  # type: ignore[operator]
+        return self._embedder
+
+    @functools.cached_property
+    def chunker(self) -> Chunker:
+        e = self.embedder
+        return Chunker(
+            self.counter, self.settings.chunk_size, self.settings.chunk_overlap, e.max_tokens, e.count_tokens
         )
 
     def sync_paths(
@@ -240,7 +272,9 @@ class Ingestor:
             raise IngestError("no text found in the file")
         old = set(known.chunk_ids) if known is not None else set()
         unchanged = len(old & set(ids))
-        return _Pending(f, digest, ids, texts, metas, sorted(old - set(ids)), unchanged)
+        # an id another file still owns (the same file under two roots) must survive
+        stale = old - set(ids) - self.index.lexical.ids_owned_elsewhere(old - set(ids), f.root, f.source)
+        return _Pending(f, digest, ids, texts, metas, sorted(stale), unchanged)
 
     def _flush(self, batch: list[_Pending], report: SyncReport) -> None:
         if not batch:
@@ -268,10 +302,12 @@ class Ingestor:
         for source, rec in self.index.lexical.files(root).items():
             if source in present:
                 continue
-            self.index.vectors.delete(list(rec.chunk_ids))
-            self.index.lexical.forget_file(root, source, rec.chunk_ids)
+            shared = self.index.lexical.ids_owned_elsewhere(set(rec.chunk_ids), root, source)
+            gone = [cid for cid in rec.chunk_ids if cid not in shared]
+            self.index.vectors.delete(gone)
+            self.index.lexical.forget_file(root, source, gone)
             report.files_removed += 1
-            report.chunks_removed += len(rec.chunk_ids)
+            report.chunks_removed += len(gone)
         self.index.changed()
 
 
@@ -283,9 +319,12 @@ def ingest_paths(
 ) -> SyncReport:
     """Ingest files/folders with the shared embedder, counter and index of these settings."""
     from core.resources import get_index, get_resources
+    from core.tokens import get_counter
 
-    res = get_resources(settings)
     index = get_index(settings)
     if reset:
         index.reset()
-    return Ingestor(settings, index, res.embedder, res.counter).sync_paths(paths, progress)
+    counter = get_counter(settings.encoding)
+    return Ingestor(settings, index, lambda: get_resources(settings).embedder, counter).sync_paths(
+        paths, progress
+    )

@@ -1,0 +1,69 @@
+# ContextLens — `make run` serves the app, `make test` runs every test; both set up .venv first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+CORPUS := data/corpus
+
+.PHONY: help venv index reindex run test test-fast bench lint
+
+help:
+	@echo "make run        set up .venv, index $(CORPUS) if the store is empty, start the Streamlit app"
+	@echo "make test       set up .venv, run every test (slow server/browser tests included)"
+	@echo "make test-fast  the tests not marked slow"
+	@echo "make index      ingest $(CORPUS) if the store is empty;  make reindex  sync it always"
+	@echo "make bench      run each bench/*.py with --json"
+	@echo "make lint       ruff, when it is installed in .venv"
+
+venv: $(STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# re-install only when requirements.txt is newer than the last successful install
+$(STAMP): requirements.txt | $(PY)
+	$(PY) -m pip install -r requirements.txt
+	@touch $(STAMP)
+
+# "empty" is asked of the configured store itself (embedded or a Chroma server); if the
+# question cannot be answered, ingest runs and reports the problem in one line
+index: venv
+	@if $(PY) -c "import sys; from core.config import load_settings; from core.resources import get_index; sys.exit(0 if get_index(load_settings()).count() > 0 else 1)" 2>/dev/null; then \
+		echo "index: the store already holds chunks (make reindex syncs changes in $(CORPUS))"; \
+	else \
+		$(PY) -m ingest $(CORPUS); \
+	fi
+
+# an unchanged corpus costs no embeddings, so this is cheap to run at any time
+reindex: venv
+	$(PY) -m ingest $(CORPUS)
+
+run: venv index
+	$(PY) -m streamlit run ui/app.py --server.headless true --browser.gatherUsageStats false
+
+test: venv
+	$(PY) -m pytest -q
+
+test-fast: venv
+	$(PY) -m pytest -q -m "not slow"
+
+# every runnable benchmark (a script with a __main__ guard; helpers like common.py are skipped)
+bench: venv
+	@shopt -s nullglob; found=0; \
+	for f in bench/*.py; do \
+		case "$$(basename $$f)" in _*) continue;; esac; \
+		grep -q '__name__ == "__main__"' $$f || continue; \
+		found=1; echo "== $$f"; \
+		PYTHONPATH=.$${PYTHONPATH:+:$$PYTHONPATH} $(PY) $$f --json || exit $$?; \
+	done; \
+	if [ $$found = 0 ]; then echo "bench: no benchmarks in bench/ yet"; fi
+
+lint: venv
+	@if $(PY) -m ruff --version >/dev/null 2>&1; then \
+		$(PY) -m ruff check . && $(PY) -m ruff format --check .; \
+	else \
+		echo "lint: ruff is not installed in $(VENV); skipped"; \
+	fi
