@@ -9,7 +9,8 @@ once more, so the budget is never exceeded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.dedupe import Deduper
@@ -48,6 +49,31 @@ class Context:
         return sum(1 for e in self.ledger if e.fate == fate)
 
 
+def _render(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
+    page = int(c.chunk.metadata["page"]) if "page" in c.chunk.metadata else None
+    return fmt.entry(n, c.chunk.source, c.chunk.category, c.score, text, page)
+
+
+def _entry(
+    c: Candidate,
+    counter: TiktokenCounter,
+    fate: Fate,
+    text: str = "",
+    injected: int = 0,
+    dup: str | None = None,
+) -> LedgerEntry:
+    """The ledger line of a candidate: its fate, its own token count and what was injected."""
+    meta = c.chunk.metadata
+    return LedgerEntry(
+        chunk_id=c.chunk.id, source=c.chunk.source, score=round(c.score, 4), fate=fate,
+        tokens=c.chunk.tokens if c.chunk.tokens is not None else counter.count(c.chunk.text),
+        injected_text=text, injected_tokens=injected, duplicate_of=dup,
+        dense_rank=c.dense_rank, lexical_rank=c.lexical_rank,
+        suspicious=is_instruction_like(c.chunk.text), category=c.chunk.category,
+        page=int(meta["page"]) if "page" in meta else None,
+    )  # fmt: skip
+
+
 def build_context(
     candidates: Sequence[Candidate],
     question: str,
@@ -66,67 +92,47 @@ def build_context(
     overflowed = False
 
     for i, c in enumerate(candidates):
-        meta = c.chunk.metadata
-        tokens = c.chunk.tokens if c.chunk.tokens is not None else counter.count(c.chunk.text)
-        page = int(meta["page"]) if "page" in meta else None
-
-        def entry(fate: Fate, text: str = "", injected: int = 0, dup: str | None = None) -> LedgerEntry:
-            return LedgerEntry(
-                chunk_id=c.chunk.id, source=c.chunk.source, score=round(c.score, 4), fate=fate,
-                tokens=tokens, injected_text=text, injected_tokens=injected, duplicate_of=dup,
-                dense_rank=c.dense_rank, lexical_rank=c.lexical_rank,
-                suspicious=is_instruction_like(c.chunk.text), category=c.chunk.category, page=page,
-            )  # fmt: skip
-
         if c.score < params.min_score:
-            fates[i] = entry(Fate.BELOW_MIN_SCORE)
+            fates[i] = _entry(c, counter, Fate.BELOW_MIN_SCORE)
             continue
         if params.dedupe:
             dup = deduper.duplicate_of(c)
             if dup is not None:
-                fates[i] = entry(Fate.DUPLICATE, dup=dup)
+                fates[i] = _entry(c, counter, Fate.DUPLICATE, dup=dup)
                 continue
         if overflowed:
-            fates[i] = entry(Fate.OVER_BUDGET)
+            fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
             continue
 
-        n = len(entries) + 1
-        cost_fixed = (header if not entries else sep)
-
-        def render(text: str, c: Candidate = c, n: int = n, page: int | None = page) -> str:
-            return fmt.entry(n, c.chunk.source, c.chunk.category, c.score, text, page)
-
-        def fits(text: str, fixed: int = cost_fixed) -> bool:
-            return used + fixed + counter.count(render(text)) <= params.budget
-
+        render = functools.partial(_render, fmt, len(entries) + 1, c)
+        fixed = header if not entries else sep
+        room = params.budget - used - fixed
         full = render(c.chunk.text)
         cost = counter.count(full)
-        if used + cost_fixed + cost <= params.budget:
-            entries.append(full)
-            used += cost_fixed + cost
-            deduper.keep(c)
-            fates[i] = entry(Fate.KEPT, c.chunk.text, cost)
-            continue
+        if cost <= room:
+            fate, text = Fate.KEPT, c.chunk.text
+        else:
+            overflowed = True
 
-        overflowed = True
-        fitted = None
-        fate = Fate.TRUNCATED
-        if c.score >= params.summary_min_score:
-            fitted = ranked_extract(c.chunk.text, question, scorer, fits)
-            fate = Fate.SUMMARISED
-        if fitted is None:
-            fitted = truncate_sentences(c.chunk.text, fits)
+            def fits(t: str, render: Callable[[str], str] = render, room: int = room) -> bool:
+                return counter.count(render(t)) <= room
+
+            fitted = None
             fate = Fate.TRUNCATED
-        if fitted is None:
-            fates[i] = entry(Fate.OVER_BUDGET)
-            continue
-        text, _ = fitted
-        block = render(text)
-        cost = counter.count(block)
-        entries.append(block)
-        used += cost_fixed + cost
+            if c.score >= params.summary_min_score:
+                fitted, fate = ranked_extract(c.chunk.text, question, scorer, fits), Fate.SUMMARISED
+            if fitted is None:
+                fitted, fate = truncate_sentences(c.chunk.text, fits), Fate.TRUNCATED
+            if fitted is None:
+                fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
+                continue
+            text = fitted[0]
+            full = render(text)
+            cost = counter.count(full)
+        entries.append(full)
+        used += fixed + cost
         deduper.keep(c)
-        fates[i] = entry(fate, text, cost)
+        fates[i] = _entry(c, counter, fate, text, cost)
 
     knowledge = fmt.block(entries)
     total = counter.count(knowledge)

@@ -9,6 +9,9 @@ import tiktoken
 
 from core.errors import SettingsError
 
+# below this many texts count_many counts in the calling thread
+_BATCH_MIN = 256
+
 
 class TokenCounter(Protocol):
     """Counts and cuts text in model tokens."""
@@ -33,6 +36,10 @@ class TiktokenCounter:
 
     def count_many(self, texts: list[str]) -> list[int]:
         """Token counts of many texts at once (tiktoken batches in threads)."""
+        if len(texts) < _BATCH_MIN:
+            # tiktoken's batch call starts a fresh thread pool every time: for the few sentences
+            # of a paragraph (the chunker's calls) that cost 10x the counting (bench/ingest.py)
+            return [len(self._enc.encode_ordinary(t)) for t in texts]
         return [len(t) for t in self._enc.encode_ordinary_batch(texts)]
 
     def encode(self, text: str) -> list[int]:

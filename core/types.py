@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 MetaValue = str | int | float | bool
 
@@ -39,7 +39,7 @@ class Candidate:
     lexical_rank: int | None = None
 
 
-class Fate(str, Enum):
+class Fate(StrEnum):
     """What the context builder did with a candidate."""
 
     KEPT = "kept"

@@ -287,7 +287,7 @@ class Ingestor:
         self.index.vectors.upsert(ids, vectors, texts, metas)
         for p in batch:
             self.index.lexical.commit_file(
-                p.file.root, p.file.source, p.file_hash, list(zip(p.ids, p.texts)), p.stale
+                p.file.root, p.file.source, p.file_hash, list(zip(p.ids, p.texts, strict=True)), p.stale
             )
             if p.stale:
                 self.index.vectors.delete(p.stale)

@@ -10,10 +10,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `streamlit run ui/app.py` puts only ui/ on the path
     sys.path.insert(0, str(ROOT))
 
-import streamlit as st
+import streamlit as st  # noqa: E402  (after the path fix above)
 
-from core.errors import ContextLensError
-from ui.components import one_line
+from core.errors import ContextLensError  # noqa: E402
+from ui.components import one_line  # noqa: E402
 
 log = logging.getLogger("ui.app")
 VIEWS = Path(__file__).resolve().parent / "views"
