@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     history_budget: int = Field(default=1000, ge=0)
     memory_budget: int = Field(default=200, ge=0)
     summary_min_score: float = Field(default=0.45, ge=0.0, le=1.0)
+    max_entry_share: float = Field(default=1.0, gt=0.0, le=1.0)
     dedupe_jaccard: float = Field(default=0.9, ge=0.0, le=1.0)
     dedupe_cosine: float = Field(default=0.95, ge=0.0, le=1.0)
     separator: Separator = "rule"
@@ -108,7 +109,10 @@ class Settings(BaseSettings):
         try:
             return type(self).model_validate(values)
         except ValidationError as e:
-            raise SettingsError(_describe(e)) from None
+            problem = _describe(e)
+        # raised outside the except block: the ValidationError (whose text can show every input,
+        # the API key too) must not ride along as __context__
+        raise SettingsError(problem)
 
     @property
     def uses_llm(self) -> bool:
@@ -142,7 +146,8 @@ def load_settings(**overrides: object) -> Settings:
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as e:
-        raise SettingsError(_describe(e)) from None
+        problem = _describe(e)
+    raise SettingsError(problem)  # outside except: no __context__ holding the raw inputs
 
 
 def _describe(e: object) -> str:
