@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CORPUS := data/corpus
 
-.PHONY: help venv index reindex run test test-fast bench lint
+.PHONY: help venv index reindex run test test-fast bench bench-onnx lint
 
 help:
 	@echo "make run        set up .venv, index $(CORPUS) if the store is empty, start the Streamlit app"
@@ -50,16 +50,16 @@ test: venv
 test-fast: venv
 	$(PY) -m pytest -q -m "not slow"
 
-# every runnable benchmark (a script with a __main__ guard; helpers like common.py are skipped)
+# the benchmarks print measured ratios (not pass/fail); --keep reuses the 100k store between runs
+BENCH_DIR ?= /tmp/contextlens-bench
 bench: venv
-	@shopt -s nullglob; found=0; \
-	for f in bench/*.py; do \
-		case "$$(basename $$f)" in _*) continue;; esac; \
-		grep -q '__name__ == "__main__"' $$f || continue; \
-		found=1; echo "== $$f"; \
-		PYTHONPATH=.$${PYTHONPATH:+:$$PYTHONPATH} $(PY) $$f --json || exit $$?; \
-	done; \
-	if [ $$found = 0 ]; then echo "bench: no benchmarks in bench/ yet"; fi
+	$(PY) bench/ingest.py --json
+	$(PY) bench/budget.py --questions 20 --json
+	$(PY) bench/query.py --sizes 1000,10000,100000 --questions 30 --server-size 10000 --breakdown 20 --keep $(BENCH_DIR)/query --json
+
+# the optional ONNX Runtime embedder against torch (throughput, latency, recall@5)
+bench-onnx: venv
+	$(PY) bench/embedders.py --json
 
 lint: venv
 	@if $(PY) -m ruff --version >/dev/null 2>&1; then \

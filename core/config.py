@@ -53,7 +53,6 @@ class Settings(BaseSettings):
     history_budget: int = Field(default=1000, ge=0)
     memory_budget: int = Field(default=200, ge=0)
     summary_min_score: float = Field(default=0.45, ge=0.0, le=1.0)
-    max_entry_share: float = Field(default=1.0, gt=0.0, le=1.0)
     dedupe_jaccard: float = Field(default=0.9, ge=0.0, le=1.0)
     dedupe_cosine: float = Field(default=0.95, ge=0.0, le=1.0)
     separator: Separator = "rule"

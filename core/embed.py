@@ -16,6 +16,10 @@ from core.errors import SettingsError
 log = logging.getLogger(__name__)
 
 
+# inputs of at most this many texts are embedded on one torch thread (see embed)
+_SINGLE_THREAD_MAX = 2
+
+
 class Embedder(Protocol):
     """Turns texts into L2-normalised vectors."""
 
@@ -72,13 +76,27 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:  # torch inference is not re-entrant-safe across Streamlit threads
-            vectors = self._model.encode(
-                list(texts),
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            import torch
+
+            threads = torch.get_num_threads()
+            # a query (one or two short texts) gains little from more intra-op threads, and
+            # torch's OpenMP workers spin-wait: with anything else busy on a 2-core machine a
+            # 2-thread query embedding measured 20-30x slower than 1 thread (bench/query.py);
+            # batches (ingest) keep every thread
+            single = len(texts) <= _SINGLE_THREAD_MAX and threads > 1
+            if single:
+                torch.set_num_threads(1)
+            try:
+                vectors = self._model.encode(
+                    list(texts),
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            finally:
+                if single:
+                    torch.set_num_threads(threads)
         return np.asarray(vectors, dtype=np.float32)
 
     def static_embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -110,10 +128,12 @@ class SentenceTransformerEmbedder:
 
 
 @functools.lru_cache(maxsize=4)
-def get_embedder(model: str = "", batch_size: int = 64, backend: str = "torch") -> Embedder:
-    """One embedder per process and model (loading costs seconds)."""
+def get_embedder(
+    model: str = "", batch_size: int = 64, backend: str = "torch", cache_dir: str = ""
+) -> Embedder:
+    """One embedder per process and model (loading costs seconds); cache_dir holds ONNX exports."""
     if backend == "onnx":
         from core.embed_onnx import OnnxEmbedder
 
-        return OnnxEmbedder(model, batch_size)
+        return OnnxEmbedder(model, batch_size, cache_dir=cache_dir or None)
     return SentenceTransformerEmbedder(model, batch_size)

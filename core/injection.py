@@ -104,8 +104,15 @@ def _folded(text: str) -> tuple[str, list[int]]:
     return "".join(text[i] for i in keep).translate(_FULLWIDTH), keep
 
 
+def _plain(text: str) -> bool:
+    """No invisible or full-width characters: the text reads as it is (the common case)."""
+    return text.isascii() or not any(ch in _INVISIBLE or "\uff01" <= ch <= "\uff5e" or ch == "\u3000" for ch in text)
+
+
 def is_instruction_like(text: str) -> bool:
     """True when text reads like instructions to the model rather than content."""
+    if _plain(text):
+        return bool(_INSTRUCTION.search(text))
     return bool(_INSTRUCTION.search(_folded(text)[0]))
 
 

@@ -20,7 +20,10 @@ class Resources:
 def get_resources(settings: Settings) -> Resources:
     """The embedder and token counter for these settings (loaded once per process)."""
     embedder = get_embedder(
-        settings.embedding_model, settings.embedding_batch_size, settings.embedding_backend
+        settings.embedding_model,
+        settings.embedding_batch_size,
+        settings.embedding_backend,
+        str(settings.store_path / "onnx") if settings.embedding_backend == "onnx" else "",
     )
     return Resources(embedder=embedder, counter=get_counter(settings.encoding))
 

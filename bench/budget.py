@@ -1,0 +1,226 @@
+"""The budgeting step alone: core.budget.build_context vs a naive reference budgeter (issue 6).
+
+    python bench/budget.py [--questions 30] [--dupes 0.5] [--json]
+
+Candidates are real: the SQuAD subset is ingested into a tmp store and each question's top-k comes
+from the real Retriever (hybrid, as the app's default), ranked by score as the pipeline does; for a
+share of the questions (--dupes) a near-duplicate of the top chunk (same text, two words changed,
+another id and source) is inserted at rank 2, so dedupe has work to do. Both budgeters get the
+same candidates and budget. Ours runs cold (the sentence-split cache is cleared before each call);
+the naive one counts each chunk with a freshly constructed tiktoken Encoding (built from the
+offline cl100k encoding's parameters every time), dedupes by word-set Jaccard, and summarises an
+overflowing chunk by its first two sentences. Calls alternate order. Prints the measured ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import (  # noqa: E402
+    Report,
+    distinct,
+    load_squad,
+    make_settings,
+    quiet_logs,
+    ratio,
+    squad_path,
+    summary,
+    workdir,
+    write_corpus,
+)
+
+_WORD = re.compile(r"\w+")
+_SENT = re.compile(r"(?<=[.!?])\s+")
+
+
+def naive_budget(
+    candidates: Sequence[Any], budget: int, min_score: float, encoding: Any, fresh: bool = True
+) -> tuple[str, int]:
+    """The reference: sort, fresh encoder per chunk, Jaccard dedupe, first-two-sentences summary.
+
+    fresh=False reuses `encoding` (not the reference: context for how much the encoders cost)."""
+    import tiktoken
+
+    ranked = sorted(candidates, key=lambda c: -c.score)
+    kept_words: list[set[str]] = []
+    parts: list[str] = []
+    used = 0
+    for c in ranked:
+        if c.score < min_score:
+            continue
+        words = set(_WORD.findall(c.chunk.text.lower()))
+        if any(len(words & k) / max(1, len(words | k)) >= 0.9 for k in kept_words):
+            continue
+        enc = encoding
+        if fresh:
+            enc = tiktoken.Encoding(
+                name=encoding.name,
+                pat_str=encoding._pat_str,
+                mergeable_ranks=encoding._mergeable_ranks,
+                special_tokens=encoding._special_tokens,
+            )
+        n = len(enc.encode_ordinary(c.chunk.text))
+        if used + n <= budget:
+            parts.append(c.chunk.text)
+            used += n
+            kept_words.append(words)
+            continue
+        short = " ".join(_SENT.split(c.chunk.text.strip())[:2])
+        m = len(enc.encode_ordinary(short))
+        if used + m <= budget:
+            parts.append(short)
+            used += m
+            kept_words.append(words)
+    return "\n\n".join(parts), used
+
+
+def near_duplicate(c: Any, rng: random.Random) -> Any:
+    """The same chunk stored twice (another file), with two words changed."""
+    from core.types import Candidate, Chunk
+
+    words = c.chunk.text.split(" ")
+    for _ in range(2):
+        i = rng.randrange(len(words))
+        words[i] = words[i].upper()
+    meta = dict(c.chunk.metadata)
+    meta["source"] = "copy-of/" + c.chunk.source
+    meta.pop("tokens", None)  # a different text: let the budget count it
+    chunk = Chunk(c.chunk.id + "-dup", " ".join(words), meta["source"], meta)
+    return Candidate(chunk, max(0.0, c.score - 0.001), c.embedding, c.dense_rank, c.lexical_rank)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--questions", type=int, default=30, help="distinct SQuAD questions")
+    p.add_argument("--dupes", type=float, default=0.5, help="share of questions given a near-duplicate")
+    p.add_argument("--top-k", type=int, default=0, help="candidates per question (default: settings)")
+    p.add_argument("--squad", help="SQuAD v2 JSON (default: ../shared/eval/squad2/...)")
+    p.add_argument("--limit", type=int, default=0, help="only the first N SQuAD paragraphs")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--keep", help="work in this directory and keep it (the store is reused)")
+    p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    args = p.parse_args(argv)
+    quiet_logs()
+
+    from core.budget import BudgetParams, build_context
+    from core.injection import nonce
+    from core.knowledge import KnowledgeFormat
+    from core.pipeline import Pipeline
+    from core.sentences import split_sentences
+    from core.types import Fate
+    from ingest.sync import ingest_paths
+
+    rep = Report("budget", args.json)
+    paragraphs, questions = load_squad(squad_path(args.squad))
+    if args.limit:
+        paragraphs = paragraphs[: args.limit]
+        questions = [q for q in questions if q.paragraph < args.limit]
+    qs = distinct(questions, len(questions))
+    random.Random(args.seed).shuffle(qs)
+    qs = qs[: args.questions]
+
+    with workdir(args.keep) as work:
+        s = make_settings(work / "store")
+        if args.top_k:
+            s = s.model_copy(update={"top_k": args.top_k})
+        if not (work / "store" / "bench-ingested").exists():
+            report = ingest_paths(s, [write_corpus(paragraphs, work / "corpus")])
+            (work / "store" / "bench-ingested").write_text(str(report.embedded))
+        pipe = Pipeline(s, backend=None)
+        counter, scorer = pipe.counter, pipe.scorer
+        rng = random.Random(args.seed)
+        jobs = []
+        for q in qs:
+            cands = sorted(pipe.retriever.search(q.text, s.top_k), key=lambda c: -c.score)
+            if cands and rng.random() < args.dupes:
+                cands.insert(1, near_duplicate(cands[0], rng))
+            fmt = KnowledgeFormat(nonce(q.text, [c.chunk.id for c in cands]), s.separator)
+            jobs.append((q.text, cands, fmt))
+        params = BudgetParams(
+            budget=s.knowledge_budget, min_score=s.min_score, summary_min_score=s.summary_min_score,
+            jaccard_min=s.dedupe_jaccard, cosine_min=s.dedupe_cosine,
+        )  # fmt: skip
+        encoding = counter._enc
+
+        # warm both (imports, regex compiles, the scorer's embedding table)
+        build_context(jobs[0][1], jobs[0][0], params, jobs[0][2], counter, scorer)
+        naive_budget(jobs[0][1], params.budget, params.min_score, encoding)
+
+        ours_ms: list[float] = []
+        naive_ms: list[float] = []
+        fates = {f.value: 0 for f in Fate}
+        naive_tokens: list[int] = []
+        ours_tokens: list[int] = []
+        for i, (question, cands, fmt) in enumerate(jobs):
+            for which in ("ours", "naive") if i % 2 == 0 else ("naive", "ours"):
+                if which == "ours":
+                    split_sentences.cache_clear()  # cold: no help from earlier questions
+                    t = time.perf_counter()
+                    ctx = build_context(cands, question, params, fmt, counter, scorer)
+                    ours_ms.append((time.perf_counter() - t) * 1000)
+                    ours_tokens.append(ctx.tokens)
+                    for e in ctx.ledger:
+                        fates[e.fate.value] += 1
+                else:
+                    t = time.perf_counter()
+                    _, used = naive_budget(cands, params.budget, params.min_score, encoding)
+                    naive_ms.append((time.perf_counter() - t) * 1000)
+                    naive_tokens.append(used)
+
+        o, n = summary(ours_ms), summary(naive_ms)
+        r_p50 = ratio(o["p50"], n["p50"])
+        r_total = ratio(sum(ours_ms), sum(naive_ms))
+        # what the naive budgeter costs without its fresh encoders (context for the ratio)
+        t = time.perf_counter()
+        enc_ms = []
+        for _ in range(5):
+            t = time.perf_counter()
+            naive_encoder = type(encoding)(
+                name=encoding.name, pat_str=encoding._pat_str,
+                mergeable_ranks=encoding._mergeable_ranks, special_tokens=encoding._special_tokens,
+            )  # fmt: skip
+            enc_ms.append((time.perf_counter() - t) * 1000)
+        del naive_encoder
+        shared_ms = []
+        for _, cands, _ in jobs:
+            t = time.perf_counter()
+            naive_budget(cands, params.budget, params.min_score, encoding, fresh=False)
+            shared_ms.append((time.perf_counter() - t) * 1000)
+        sh = summary(shared_ms)
+        rep.line(f"{len(jobs)} questions, {sum(len(j[1]) for j in jobs)} candidates (top_k {s.top_k}, "
+                 f"budget {params.budget}); fates of ours: {fates}")  # fmt: skip
+        rep.line(
+            f"ours  build_context: p50 {o['p50']:.2f} ms, p90 {o['p90']:.2f} ms, mean {o['mean']:.2f} ms"
+        )
+        rep.line(f"naive reference   : p50 {n['p50']:.2f} ms, p90 {n['p90']:.2f} ms, mean {n['mean']:.2f} ms "
+                 f"(one fresh tiktoken Encoding costs p50 {summary(enc_ms)['p50']:.1f} ms)")  # fmt: skip
+        rep.line(f"ours/naive: p50 ratio {r_p50}, total ratio {r_total}  (target ≤ 3)")
+        rep.line(
+            f"(context, not the target: the naive budgeter with one shared encoder p50 {sh['p50']:.2f} ms; "
+            f"ours/that {ratio(o['p50'], sh['p50'])})"
+        )
+        rep.data.update({
+            "questions": len(jobs), "candidates": sum(len(j[1]) for j in jobs), "top_k": s.top_k,
+            "budget": params.budget, "dupes_share": args.dupes, "ours_ms": o, "naive_ms": n,
+            "ours_over_naive_p50": r_p50, "ours_over_naive_total": r_total,
+            "fresh_encoder_ms": summary(enc_ms), "ours_fates": fates,
+            "naive_shared_encoder_ms": sh, "ours_over_naive_shared_encoder_p50": ratio(o["p50"], sh["p50"]),
+            "mean_tokens": {"ours": round(sum(ours_tokens) / len(ours_tokens), 1),
+                            "naive": round(sum(naive_tokens) / len(naive_tokens), 1)},
+            "ours_cold_caches": True, "targets": {"ours_over_naive": "<= 3"},
+        })  # fmt: skip
+        rep.finish()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
