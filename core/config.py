@@ -41,10 +41,12 @@ class Settings(BaseSettings):
     max_pdf_pages: int = Field(default=2000, ge=1)
 
     # retrieval
-    top_k: int = Field(default=6, ge=1, le=200)
+    top_k: int = Field(default=8, ge=1, le=200)
     min_score: float = Field(default=0.1, ge=0.0, le=1.0)
     retrieval_mode: RetrievalMode = "hybrid"
     rrf_k: int = Field(default=60, ge=1)
+    # the order evidence competes for the budget in: the retrieval (fused) rank, or dense score
+    evidence_order: Literal["rank", "score"] = "rank"
 
     # context engineering
     knowledge_budget: int = Field(default=700, ge=16)

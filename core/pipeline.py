@@ -265,8 +265,8 @@ class Pipeline:
                 jaccard_min=s.dedupe_jaccard,
                 cosine_min=s.dedupe_cosine,
             )
-        # fusion picks which k chunks compete; within them the evidence is ranked by similarity
-        ranked = candidates if baseline else sorted(candidates, key=lambda c: -c.score)
+        order = s.evidence_order
+        ranked = candidates if baseline or order == "rank" else sorted(candidates, key=lambda c: -c.score)
         context = build_context(ranked, query, params, fmt, self.counter, self.scorer)
         knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
         prompt = assemble(self.counter, system, procedure, knowledge, memory, history_msgs, user)
@@ -354,6 +354,7 @@ def _snapshot(s: Settings) -> dict[str, Any]:
         "min_score": s.min_score,
         "separator": s.separator,
         "retrieval_mode": s.retrieval_mode,
+        "evidence_order": s.evidence_order,
         "summary_min_score": s.summary_min_score,
         "model_window": s.model_window,
         "response_reserve": s.response_reserve,

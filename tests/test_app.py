@@ -277,6 +277,7 @@ def test_evaluation_page(env: Path, monkeypatch: pytest.MonkeyPatch, sample_stor
     plt.savefig(report / "recall.png")
     plt.close("all")
     monkeypatch.setenv("CONTEXTLENS_EVAL_DIR", str(report))
+    st.cache_resource.clear()  # settings are read once per process: re-read the new folder
     at.run()
     assert not at.exception
     assert metric(at, "recall at k") == "0.91"
