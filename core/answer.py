@@ -66,24 +66,36 @@ def extractive_answer(
     scored = score_sentences(question, entries, scorer)
     if not scored:
         return Draft(refusal, (), True, "no usable sentence in the injected context")
-    ranked = sorted(scored, key=lambda x: -x.score)
-    best = ranked[0].score
-    if may_refuse and best < min_score:
+    picked, best = select_sentences(scored, min_score, max_sentences, may_refuse)
+    if not picked:
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
+    text = " ".join(cite(x.sentence, x.label) for x in picked)
+    return Draft(text, tuple(dict.fromkeys(x.label for x in picked)), False, "", best)
+
+
+def select_sentences(
+    scored: Sequence[Scored], min_score: float, max_sentences: int = 3, may_refuse: bool = True
+) -> tuple[list[Scored], float]:
+    """The answer's sentences (best first, near-repeats skipped, followers under the floor
+    dropped) and the best score; none when may_refuse and the best is under min_score."""
+    ranked = sorted(scored, key=lambda x: -x.score)
+    best = ranked[0].score if ranked else 0.0
+    if not ranked or (may_refuse and best < min_score):
+        return [], best
+    floor = max(min_score, best * 0.6)
     picked: list[Scored] = []
     seen: list[frozenset[str]] = []
     for x in ranked:
         words = frozenset(_WORD.findall(x.sentence.lower()))
         if any(jaccard(words, other) >= 0.8 for other in seen):
             continue  # the same sentence again (copied or lightly edited passages)
-        if picked and x.score < max(min_score, best * 0.6):
+        if picked and x.score < floor:
             break
         seen.append(words)
         picked.append(x)
         if len(picked) == max_sentences:
             break
-    text = " ".join(cite(x.sentence, x.label) for x in picked)
-    return Draft(text, tuple(dict.fromkeys(x.label for x in picked)), False, "", best)
+    return picked, best
 
 
 def cite(sentence: str, label: str) -> str:

@@ -28,6 +28,7 @@ from core.errors import ContextLensError
 from core.resources import Resources, forget_indexes, get_index
 from ingest.sync import SyncReport, ingest_paths
 from tests.conftest import ROOT, make_settings
+from tests.pdfs import make_pdf
 
 GOOD = (
     "The Orbiter drill press spins at 1450 rpm on its high gear. "
@@ -84,22 +85,7 @@ def assert_no_traceback(caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureF
 
 
 def _pdf(lines: list[str], drawing_only: bool = False) -> bytes:
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=A4)
-    if drawing_only:  # a "scan": shapes, no text layer
-        c.rect(72, 300, 200, 300, fill=1)
-        c.circle(300, 400, 50)
-        c.line(0, 0, 500, 500)
-    y = 800
-    for line in lines:
-        c.drawString(72, y, line)
-        y -= 14
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return make_pdf([lines], drawing_only=drawing_only)
 
 
 def _encrypted_pdf() -> bytes:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 
@@ -10,29 +9,11 @@ import pytest
 
 from core.errors import IngestError
 from ingest.loaders import decode_text, load_bytes
+from tests.pdfs import make_pdf
 
 
 def _pdf(pages: list[list[str]], title: str = "", drawing_only: bool = False) -> bytes:
-    """A real PDF made with reportlab: one page per list of lines (or shapes only)."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=A4)
-    if title:
-        c.setTitle(title)
-    for lines in pages:
-        if drawing_only:
-            c.rect(72, 300, 200, 300, fill=1)
-            c.circle(300, 400, 50)
-            c.line(0, 0, 500, 500)
-        y = 800
-        for line in lines:
-            c.drawString(72, y, line)
-            y -= 14
-        c.showPage()
-    c.save()
-    return buf.getvalue()
+    return make_pdf(pages, title, drawing_only)
 
 
 def _load(path: Path) -> object:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import shutil
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from core.index import Index
 from core.resources import Resources, forget_indexes, get_index
 from ingest.sync import SyncReport, chunk_id, ingest_paths
 from tests.conftest import SAMPLE, make_settings
+from tests.pdfs import make_pdf
 
 PARA = (
     "The {name} is tested on the hardware-in-the-loop rig every night. "
@@ -23,19 +23,7 @@ PARA = (
 
 
 def _pdf(pages: list[list[str]]) -> bytes:
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=A4)
-    for lines in pages:
-        y = 800
-        for line in lines:
-            c.drawString(72, y, line)
-            y -= 14
-        c.showPage()
-    c.save()
-    return buf.getvalue()
+    return make_pdf(pages)
 
 
 def _long(name: str, paragraphs: int) -> str:

@@ -15,7 +15,6 @@ replayed at each grid value (`pick`, checked against the pipeline's answer on ev
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from core import refusal
-from core.answer import Scored, cite, score_sentences
+from core.answer import Scored, cite, score_sentences, select_sentences
 from core.config import Settings
-from core.dedupe import jaccard
 from core.eval.datasets import Dataset, Question, slug
 from core.eval.metrics import Record, is_correct, keyterm_recall, strip_citations
 from core.pipeline import Answer, Pipeline
@@ -33,7 +31,6 @@ from core.types import Fate
 
 log = logging.getLogger(__name__)
 
-_WORD = re.compile(r"\w+")  # as core.answer counts words for its near-duplicate check
 INCLUDED = {Fate.KEPT.value, Fate.SUMMARISED.value, Fate.TRUNCATED.value}
 
 
@@ -191,29 +188,11 @@ def _record(
 def pick(
     scored: Sequence[Scored], refusal_sentence: str, min_score: float, max_sentences: int = 3
 ) -> tuple[str, bool]:
-    """The extractive answerer's selection step at one threshold: (text, refused).
-
-    Mirrors core.answer.extractive_answer after its scoring step, so that the answerer threshold
-    can be swept with the sentences scored once; the runner counts any question where this
-    disagrees with the pipeline's own answer at the configured threshold (answerer_mismatches)."""
-    if not scored:
+    """The extractive answerer's selection step at one threshold: (text, refused), with the
+    sentences scored once (core.answer.select_sentences, the answerer's own selection)."""
+    picked, _ = select_sentences(scored, min_score, max_sentences)
+    if not picked:
         return refusal_sentence, True
-    ranked = sorted(scored, key=lambda x: -x.score)
-    best = ranked[0].score
-    if best < min_score:
-        return refusal_sentence, True
-    picked: list[Scored] = []
-    seen: list[frozenset[str]] = []
-    for x in ranked:
-        words = frozenset(_WORD.findall(x.sentence.lower()))
-        if any(jaccard(words, other) >= 0.8 for other in seen):
-            continue
-        if picked and x.score < max(min_score, best * 0.6):
-            break
-        seen.append(words)
-        picked.append(x)
-        if len(picked) == max_sentences:
-            break
     return " ".join(cite(x.sentence, x.label) for x in picked), False
 
 
