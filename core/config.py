@@ -62,7 +62,7 @@ class Settings(BaseSettings):
 
     # refusal
     refusal_tau: float = Field(default=0.3, ge=0.0, le=1.0)
-    min_context_tokens: int = Field(default=80, ge=0)
+    min_context_tokens: int = Field(default=0, ge=0)
     refusal_sentence: str = "I don't know."
     answer_min_similarity: float = Field(default=0.3, ge=0.0, le=1.0)
 
