@@ -175,7 +175,7 @@ def assert_fenced(answer: Answer) -> int:
         assert knowledge == ""
         return 0
     n = len(included)
-    m = re.match(r"\[Retrieved Knowledge\]\n.*\n<doc-([0-9a-f]{10}) n=1>\n", knowledge)
+    m = re.match(r"\[Retrieved Knowledge\]\n.*\n<doc-([0-9a-f]{6}) n=1>\n", knowledge)
     assert m, knowledge[:300]
     tag = m.group(1)
     assert knowledge.count(f"<doc-{tag} n=") == n
@@ -222,7 +222,7 @@ def test_fence_tag_is_per_question_and_not_in_any_document(attacked: Settings, p
     tags = set()
     corpus = " ".join(c for cs in _chunks(attacked).values() for c in cs)
     for a in ATTACKS[:5]:
-        m = re.search(r"<doc-([0-9a-f]{10}) n=1>", knowledge_of(pipe.ask(a["question"], record=False)))
+        m = re.search(r"<doc-([0-9a-f]{6}) n=1>", knowledge_of(pipe.ask(a["question"], record=False)))
         assert m
         tags.add(m.group(1))
         assert m.group(1) not in corpus

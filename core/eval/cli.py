@@ -230,6 +230,7 @@ def _settings_summary(s: Settings) -> dict[str, Any]:
         "answer_min_similarity": s.answer_min_similarity,
         "min_score": s.min_score,
         "retrieval_mode": s.retrieval_mode,
+        "evidence_order": getattr(s, "evidence_order", "score"),
         "chunk_size": s.chunk_size,
         "chunk_overlap": s.chunk_overlap,
         "embedding_model": s.embedding_model or "bundled all-MiniLM-L6-v2",
@@ -337,12 +338,8 @@ def _calibrate(
         if primary in d["modes"]
     }
     name = "calibration.png"
-    sw.plot(
-        result,
-        baseline,
-        cfg.out / name,
-        f"accuracy vs refusal ({primary}); recommended: {result['objective']}",
-    )
+    title = f"accuracy vs refusal ({primary}); ★ = {cfg.objective} objective (report.md)"
+    sw.plot(result, baseline, cfg.out / name, title)
     return [name]
 
 

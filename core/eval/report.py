@@ -82,6 +82,11 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
         "# ContextLens evaluation",
         "",
         f"Command: `{report['command']}`  ",
+        *(
+            [f"Calibrated again from the saved runs in {', '.join(report['sources'])} (times are theirs).  "]
+            if report.get("sources")
+            else []
+        ),  # fmt: skip
         (
             f"Wall time: {report['seconds']:.0f} s (ingest {report['timing']['ingest_seconds']:.0f} s, "
             f"questions {report['timing']['ask_seconds']:.0f} s); {report['timing']['asks']} pipeline calls; "
@@ -91,7 +96,8 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
         (
             f"Settings: k={s['top_k']}, knowledge budget={s['knowledge_budget']}, τ={s['refusal_tau']}, "
             f"min context tokens={s['min_context_tokens']}, answerer min similarity="
-            f"{s['answer_min_similarity']}, retrieval modes={', '.join(report['modes'])}, answerer: extractive "
+            f"{s['answer_min_similarity']}, evidence order={s.get('evidence_order', '?')}, retrieval modes="
+            f"{', '.join(report['modes'])}, answerer: extractive "
             "(the same for both setups)."
         ),
         "",
@@ -188,8 +194,8 @@ def _calibration_md(cal: dict[str, Any], plots: Sequence[str]) -> list[str]:
         f"mean refusal {_fmt(r['refusal_mean'])} (current settings: {_fmt(c['acc_mean'])} / "
         f"{_fmt(c['refusal_mean'])}).",
         "",
-        "| Dataset | best accuracy on the grid | current: acc / refusal | recommended: acc / refusal | "
-        "best balanced accuracy: acc / refusal |",
+        "| Dataset | best accuracy on the grid | current: acc / refusal | recommended: acc / refusal "
+        "(unanswerable, OOS) | best balanced accuracy: acc / refusal |",
         "|---|---|---|---|---|",
     ]
     for name, rr in r["datasets"].items():
@@ -197,7 +203,8 @@ def _calibration_md(cal: dict[str, Any], plots: Sequence[str]) -> list[str]:
         rb = bal["datasets"][name] if bal else None
         lines.append(
             f"| {name} | {_fmt(cal['best_accuracy'].get(name))} | {_fmt(rc['acc_answerable'])} / "
-            f"{_fmt(rc['refusal_negative'])} | {_fmt(rr['acc_answerable'])} / {_fmt(rr['refusal_negative'])} | "
+            f"{_fmt(rc['refusal_negative'])} | {_fmt(rr['acc_answerable'])} / {_fmt(rr['refusal_negative'])} "
+            f"({_fmt(rr.get('refusal_unanswerable'))}, {_fmt(rr.get('refusal_oos'))}) | "
             + (f"{_fmt(rb['acc_answerable'])} / {_fmt(rb['refusal_negative'])}" if rb else "—")
             + " |"
         )

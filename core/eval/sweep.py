@@ -59,6 +59,7 @@ class _Arrays:
     ctx: np.ndarray
     answerable: np.ndarray
     negative: np.ndarray  # unanswerable or oos
+    oos: np.ndarray
     ans_refused: dict[float, np.ndarray]
     correct: dict[float, np.ndarray]
 
@@ -70,6 +71,7 @@ def _arrays(rows: Sequence[SweepRow]) -> _Arrays:
         ctx=np.array([r.context_tokens for r in rows], dtype=float),
         answerable=np.array([r.kind == "answerable" for r in rows]),
         negative=np.array([r.kind != "answerable" for r in rows]),
+        oos=np.array([r.kind == "oos" for r in rows]),
         ans_refused={a: np.array([r.by_ams[a][0] for r in rows]) for a in grid},
         correct={a: np.array([r.by_ams[a][1] for r in rows]) for a in grid},
     )
@@ -85,11 +87,21 @@ def point(arr: _Arrays, tau: float, min_ctx: int, ams: float) -> dict[str, float
     acc = float(right[arr.answerable].mean()) if n_pos else None
     ref = float(refused[arr.negative].mean()) if n_neg else None
     false_ref = float(refused[arr.answerable].mean()) if n_pos else None
+    unans = arr.negative & ~arr.oos
+    ref_unans = float(refused[unans].mean()) if unans.any() else None
+    ref_oos = float(refused[arr.oos].mean()) if arr.oos.any() else None
     if acc is None and ref is None:
         bal = None
     else:
         bal = ((acc or 0.0) + (ref or 0.0)) / (2 if acc is not None and ref is not None else 1)
-    return {"acc_answerable": acc, "refusal_negative": ref, "false_refusal": false_ref, "balanced": bal}
+    return {
+        "acc_answerable": acc,
+        "refusal_negative": ref,
+        "false_refusal": false_ref,
+        "balanced": bal,
+        "refusal_unanswerable": ref_unans,
+        "refusal_oos": ref_oos,
+    }
 
 
 def sweep(
