@@ -25,26 +25,12 @@ from core.pipeline import Answer, Pipeline
 from core.resources import Resources, forget_indexes, get_index
 from ingest.sync import ingest_paths
 from tests.conftest import ROOT, SAMPLE, make_settings
-from tests.fake_openai import FakeOpenAI, closed_port, fake_openai_server
+from tests.fake_openai import BEHAVIOURS, FakeOpenAI, closed_port, fake_openai_server
 
 QUESTION = "What is the rated payload of the ArmX2?"
 GOLD = "5 kg"
 
-FAULTS = [
-    "refused",
-    "401",
-    "429",
-    "500",
-    "timeout",
-    "malformed_json",
-    "html",
-    "empty_choices",
-    "bad_content",
-    "malformed_sse",
-    "broken_stream",
-    "truncated_stream",
-    "stall_stream",
-]
+FAULTS = [*sorted(BEHAVIOURS - {"ok"}), "refused"]  # every fault the fake server can play
 STREAM_ONLY = {"malformed_sse", "broken_stream", "truncated_stream", "stall_stream"}
 CASES = [
     (mode, fault)
