@@ -56,6 +56,7 @@ bench: venv
 	$(PY) bench/ingest.py --json
 	$(PY) bench/budget.py --questions 20 --json
 	$(PY) bench/query.py --sizes 1000,10000,100000 --questions 30 --server-size 10000 --breakdown 20 --keep $(BENCH_DIR)/query --json
+	$(PY) bench/recall.py --keep $(BENCH_DIR)/recall --json
 
 # the optional ONNX Runtime embedder against torch (throughput, latency, recall@5)
 bench-onnx: venv

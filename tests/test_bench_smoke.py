@@ -28,6 +28,7 @@ CASES = {
         "2",
     ],  # fmt: skip
     "budget.py": ["--limit", "30", "--questions", "4"],
+    "recall.py": ["--limit", "12"],
 }
 
 
@@ -64,6 +65,14 @@ def test_bench_runs_and_prints_json_last(name: str, tmp_path: Path) -> None:
         assert data["server"]["modes"]["hybrid"]["retrieval_plus_budgeting_ms"]["p50"] > 0
         assert data["p50_largest_over_smallest"]["dense"] > 0
         assert data["hybrid_over_dense_p50"]["200"] > 0
+    elif name == "recall.py":
+        rec = data["recall"]
+        assert data["questions"] > 0 and set(rec) >= {"dense", "lexical", "hybrid"}
+        for row in rec.values():  # recall never falls as k grows
+            values = list(row.values())
+            assert values == sorted(values) and 0 < values[-1] <= 1
+        ceiling = rec["either top-k (fusion ceiling)"]
+        assert all(ceiling[k] >= max(rec["dense"][k], rec["lexical"][k]) for k in ceiling)
     else:
         assert data["questions"] == 4 and data["ours_over_naive_p50"] > 0
         assert data["ours_fates"]["kept"] > 0

@@ -1,0 +1,90 @@
+"""Retrieval recall on the SQuAD subset: dense vs lexical (FTS5) vs hybrid (RRF), and the ceiling
+any fusion of the two lists can reach (issue 9).
+
+    python bench/recall.py [--squad FILE] [--keep DIR] [--json]
+
+The paragraphs are ingested with the real ingest code (one document each); every answerable
+question is searched once per mode with the shipped retriever, and recall@k counts a question when
+a chunk of its gold paragraph is among the first k. "either top-k" is the share of questions whose
+gold paragraph is in the dense top-k or the lexical top-k: no reordering of those two lists can put
+more gold paragraphs into a top-k list of its own, so it bounds what fusion of the two searches can
+reach at k (a reranker that looks deeper, at the top-20 of each, is bounded by "either top-20").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import (  # noqa: E402
+    Report,
+    load_squad,
+    make_settings,
+    quiet_logs,
+    source_name,
+    squad_path,
+    workdir,
+    write_corpus,
+)
+
+KS = (1, 3, 5, 8, 10, 20)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--squad", help="SQuAD v2 JSON (default: the shared eval subset)")
+    p.add_argument("--limit", type=int, default=0, help="only the first N SQuAD paragraphs (0 = all)")
+    p.add_argument("--keep", help="work in this directory and keep it (the store is reused)")
+    p.add_argument("--json", action="store_true", help="one JSON object as the last line")
+    args = p.parse_args(argv)
+    quiet_logs()
+
+    from core.pipeline import Pipeline
+    from ingest.sync import ingest_paths
+
+    paragraphs, questions = load_squad(squad_path(args.squad))
+    if args.limit:
+        paragraphs = paragraphs[: args.limit]
+        questions = [q for q in questions if q.paragraph < args.limit]
+    asked = [q for q in questions if q.answerable]
+    report = Report("recall", args.json)
+    with workdir(args.keep) as work:
+        s = make_settings(work / "store", collection="recall")
+        t0 = time.perf_counter()
+        ingest_paths(s, [write_corpus(paragraphs, work / "corpus")])
+        report.line(f"ingested {len(paragraphs)} paragraphs in {time.perf_counter() - t0:.1f} s")
+        retriever = Pipeline(s, backend=None).retriever
+        depth = max(KS)
+        hits: dict[str, list[int | None]] = {"dense": [], "lexical": [], "hybrid": []}
+        for q in asked:
+            gold = source_name(paragraphs[q.paragraph])
+            qvec = retriever.embed_query(q.text)
+            for mode in hits:
+                found = retriever.search(q.text, depth, mode=mode, query_vector=qvec)
+                rank = next((n for n, c in enumerate(found, 1) if c.chunk.source == gold), None)
+                hits[mode].append(rank)
+
+    def recall(ranks: list[int | None], k: int) -> float:
+        return round(sum(1 for r in ranks if r is not None and r <= k) / max(1, len(ranks)), 4)
+
+    table = {mode: {f"@{k}": recall(ranks, k) for k in KS} for mode, ranks in hits.items()}
+    either = [
+        min((r for r in (d, lx) if r is not None), default=None)
+        for d, lx in zip(hits["dense"], hits["lexical"], strict=True)
+    ]
+    table["either top-k (fusion ceiling)"] = {f"@{k}": recall(either, k) for k in KS}
+    report.data.update({"questions": len(asked), "recall": table})
+    report.line(f"recall of the gold paragraph, {len(asked)} answerable questions")
+    report.line(f"{'':32}" + "".join(f"{'@' + str(k):>8}" for k in KS))
+    for name, row in table.items():
+        report.line(f"{name:32}" + "".join(f"{row[f'@{k}']:>8.3f}" for k in KS))
+    report.finish()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
