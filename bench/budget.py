@@ -145,10 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                 cands.insert(1, near_duplicate(cands[0], rng))
             fmt = KnowledgeFormat(nonce(q.text, [c.chunk.id for c in cands]), s.separator)
             jobs.append((q.text, cands, fmt))
-        params = BudgetParams(
-            budget=s.knowledge_budget, min_score=s.min_score, summary_min_score=s.summary_min_score,
-            jaccard_min=s.dedupe_jaccard, cosine_min=s.dedupe_cosine,
-        )  # fmt: skip
+        params = BudgetParams.from_settings(s)
         encoding = counter._enc
 
         # warm both (imports, regex compiles, the scorer's embedding table)

@@ -230,10 +230,7 @@ def breakdown(settings: Any, questions: Sequence[Question]) -> dict[str, Any]:
     r = p.retriever
     k = s.top_k
     n_lex = k * 2
-    params = BudgetParams(
-        budget=s.knowledge_budget, min_score=s.min_score, summary_min_score=s.summary_min_score,
-        jaccard_min=s.dedupe_jaccard, cosine_min=s.dedupe_cosine,
-    )  # fmt: skip
+    params = BudgetParams.from_settings(s)
     names = ["embed_query", "chroma_query", "fts5_search", "search_dense", "search_hybrid",
              "budget_dense", "budget_hybrid"]  # fmt: skip
     wall: dict[str, list[float]] = {n: [] for n in names}

@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--k", type=int, dest="top_k")
     rp.add_argument("--budget", type=int, dest="knowledge_budget")
     rp.add_argument("--tau", type=float, dest="refusal_tau")
+    rp.add_argument("--min-overlap", type=float, dest="refusal_min_overlap")
     rp.add_argument("--min-context-tokens", type=int, dest="min_context_tokens")
     rp.add_argument("--separator", choices=["blank", "rule", "numbered"])
     rp.add_argument("--mode", choices=["dense", "lexical", "hybrid"], dest="retrieval_mode")

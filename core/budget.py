@@ -1,9 +1,11 @@
 """Fitting evidence into the knowledge budget, with a fate for every candidate (the ledger).
 
 The loop is deliberately simple (after canopy's StuffingContextBuilder): walk the candidates in
-rank order, drop low scores and duplicates, add each entry while it fits; the first one that
-overflows is summarised (high score) or truncated at a sentence boundary, and the rest are over
-budget. Token counts include the block header and separators, and the final text is counted
+rank order, drop low scores and duplicates, add each entry while it fits. A candidate that
+overflows is summarised (high score: its sentences most relevant to the question) or truncated at
+a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the ranking while
+room is left, so a long first overflow cannot crowd out every later candidate (tail_cap None: the
+first overflow takes all the room left and the rest are over budget). Token counts include the block header and separators, and the final text is counted
 once more, so the budget is never exceeded.
 """
 
@@ -13,6 +15,7 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from core.config import Settings
 from core.dedupe import Deduper
 from core.injection import is_instruction_like
 from core.knowledge import KnowledgeFormat
@@ -30,6 +33,21 @@ class BudgetParams:
     jaccard_min: float = 0.9
     cosine_min: float = 0.95
     dedupe: bool = True
+    # an overflowing candidate's extract gets at most this many tokens and later candidates still
+    # get theirs while room is left (None: the first overflow takes all the room and ends the walk)
+    tail_cap: int | None = None
+
+    @classmethod
+    def from_settings(cls, s: Settings, budget: int | None = None) -> BudgetParams:
+        """The engineered pipeline's budgeting parameters (budget: the settings' unless given)."""
+        return cls(
+            budget=s.knowledge_budget if budget is None else budget,
+            min_score=s.min_score,
+            summary_min_score=s.summary_min_score,
+            jaccard_min=s.dedupe_jaccard,
+            cosine_min=s.dedupe_cosine,
+            tail_cap=s.overflow_extract_tokens or None,
+        )
 
 
 @dataclass(frozen=True)
@@ -100,19 +118,20 @@ def build_context(
             if dup is not None:
                 fates[i] = _entry(c, counter, Fate.DUPLICATE, dup=dup)
                 continue
-        if overflowed:
-            fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
-            continue
-
         render = functools.partial(_render, fmt, len(entries) + 1, c)
         fixed = header if not entries else sep
         room = params.budget - used - fixed
+        if overflowed and (params.tail_cap is None or room <= 0):
+            fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
+            continue
         full = render(c.chunk.text)
         cost = counter.count(full)
         if cost <= room:
             fate, text = Fate.KEPT, c.chunk.text
         else:
             overflowed = True
+            if params.tail_cap is not None:
+                room = min(room, params.tail_cap)
 
             def fits(t: str, render: Callable[[str], str] = render, room: int = room) -> bool:
                 return counter.count(render(t)) <= room

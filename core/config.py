@@ -55,16 +55,22 @@ class Settings(BaseSettings):
     history_budget: int = Field(default=1000, ge=0)
     memory_budget: int = Field(default=200, ge=0)
     summary_min_score: float = Field(default=0.45, ge=0.0, le=1.0)
+    # an overflowing chunk's extract gets at most this many tokens, leaving room for the ones
+    # ranked after it (0: the first overflow takes all the room left)
+    overflow_extract_tokens: int = Field(default=100, ge=0)
     dedupe_jaccard: float = Field(default=0.9, ge=0.0, le=1.0)
     dedupe_cosine: float = Field(default=0.95, ge=0.0, le=1.0)
     separator: Separator = "rule"
     templates_path: Path = Field(default=PROJECT_ROOT / "data" / "templates.json")
 
     # refusal
-    refusal_tau: float = Field(default=0.3, ge=0.0, le=1.0)
+    refusal_tau: float = Field(default=0.34, ge=0.0, le=1.0)
+    # a top score under τ refuses only when less than this share of the question's content words
+    # appear in one injected entry (1.0: only a full match is let through)
+    refusal_min_overlap: float = Field(default=0.34, ge=0.0, le=1.0)
     min_context_tokens: int = Field(default=0, ge=0)
     refusal_sentence: str = "I don't know."
-    answer_min_similarity: float = Field(default=0.3, ge=0.0, le=1.0)
+    answer_min_similarity: float = Field(default=0.25, ge=0.0, le=1.0)
 
     # answer backend
     llm_base_url: str | None = None

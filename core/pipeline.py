@@ -111,7 +111,10 @@ class Pipeline:
         def decide(b: _Built) -> refusal.Decision:
             if baseline:
                 return refusal.Decision(False, "")
-            return refusal.decide(top_score, b.context.tokens, s.refusal_tau, s.min_context_tokens)
+            return refusal.decide(
+                top_score, b.context.tokens, s.refusal_tau, s.min_context_tokens,
+                _overlap(query, b.context), s.refusal_min_overlap,
+            )  # fmt: skip
 
         decision = decide(built)
         if not decision.refused and self.backend is not None and not baseline:
@@ -171,6 +174,7 @@ class Pipeline:
             "answer_ms": round(answer_ms, 3),
             "total_ms": round((time.perf_counter() - t_start) * 1000, 3),
             "top_score": round(top_score, 4) if top_score is not None else None,
+            "evidence_overlap": round(_overlap(query, context), 4),
             "knowledge_budget": params.budget if not baseline else None,
             "prompt_limit": s.prompt_limit,
             "context_tokens": context.tokens,
@@ -186,7 +190,11 @@ class Pipeline:
             "num_suspicious": sum(1 for e in context.ledger if e.suspicious),
             "refused": draft.refused,
             "refusal_reason": draft.reason if draft.refused else "",
-            "refusal_rule": {"tau": s.refusal_tau, "min_context_tokens": s.min_context_tokens},
+            "refusal_rule": {
+                "tau": s.refusal_tau,
+                "min_overlap": s.refusal_min_overlap,
+                "min_context_tokens": s.min_context_tokens,
+            },
             "backend": self.backend_name,
             "llm_called": llm_called,
             "fallback": fallback,
@@ -258,13 +266,7 @@ class Pipeline:
         if baseline:
             params = BudgetParams(budget=10**9, min_score=0.0, dedupe=False)
         else:
-            params = BudgetParams(
-                budget=max(0, min(s.knowledge_budget, room)),
-                min_score=s.min_score,
-                summary_min_score=s.summary_min_score,
-                jaccard_min=s.dedupe_jaccard,
-                cosine_min=s.dedupe_cosine,
-            )
+            params = BudgetParams.from_settings(s, max(0, min(s.knowledge_budget, room)))
         order = s.evidence_order
         ranked = candidates if baseline or order == "rank" else sorted(candidates, key=lambda c: -c.score)
         context = build_context(ranked, query, params, fmt, self.counter, self.scorer)
@@ -290,6 +292,11 @@ class _Built:
 
 
 _retrievers: dict[tuple[int, int, str, str, int], Retriever] = {}
+
+
+def _overlap(query: str, context: Context) -> float:
+    """The refusal rule's word overlap: the question's content words found in one injected entry."""
+    return refusal.evidence_overlap(query, (e.injected_text for e in context.included))
 
 
 def _retriever(index: Any, embedder: Embedder, settings: Settings) -> Retriever:
@@ -351,11 +358,13 @@ def _snapshot(s: Settings) -> dict[str, Any]:
         "knowledge_budget": s.knowledge_budget,
         "refusal_tau": s.refusal_tau,
         "min_context_tokens": s.min_context_tokens,
+        "refusal_min_overlap": s.refusal_min_overlap,
         "min_score": s.min_score,
         "separator": s.separator,
         "retrieval_mode": s.retrieval_mode,
         "evidence_order": s.evidence_order,
         "summary_min_score": s.summary_min_score,
+        "overflow_extract_tokens": s.overflow_extract_tokens,
         "model_window": s.model_window,
         "response_reserve": s.response_reserve,
         "history_budget": s.history_budget,

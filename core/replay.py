@@ -10,7 +10,7 @@ from core.memory import Turn
 
 # the settings a replay may change (names as in Settings)
 REPLAYABLE = (
-    "top_k", "knowledge_budget", "refusal_tau", "min_context_tokens", "separator",
+    "top_k", "knowledge_budget", "refusal_tau", "refusal_min_overlap", "min_context_tokens", "separator",
     "retrieval_mode", "templates_path", "min_score",
 )  # fmt: skip
 

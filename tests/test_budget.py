@@ -57,6 +57,23 @@ def test_high_score_overflow_is_summarised_with_question_sentences(resources, sc
     assert ctx.tokens <= 120
 
 
+def test_tail_cap_leaves_room_for_later_candidates(resources, scorer) -> None:  # noqa: ANN001
+    filler = "The cafeteria menu changes every Tuesday and Thursday. " * 8
+    big = filler + "The rated payload of the arm is 12 kg including the gripper. " + filler
+    later = "Filler text first. The arm payload rating was confirmed at 12 kg by the audit."
+    cands = [cand("a", "Short intro about the arm family and its uses.", 0.9), cand("b", big, 0.8),
+             cand("c", later, 0.7), cand("d", big.replace("12 kg", "9 kg"), 0.6)]  # fmt: skip
+    # without a cap the overflowing chunk's summary takes all the room: the rest is over budget
+    ctx = build(cands, 200, resources, scorer, summary_min_score=0.5)
+    assert [e.fate for e in ctx.ledger[2:]] == [Fate.OVER_BUDGET, Fate.OVER_BUDGET]
+    # with a cap it gets at most that much and the walk goes on down the ranking
+    ctx = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=50)
+    b, c = ctx.ledger[1], ctx.ledger[2]
+    assert b.fate == Fate.SUMMARISED and "12 kg" in b.injected_text and b.injected_tokens <= 50
+    assert c.included and "12 kg" in c.injected_text
+    assert ctx.tokens <= 200 and resources.counter.count(ctx.text) == ctx.tokens
+
+
 def test_low_score_overflow_is_truncated_at_sentence_boundary(resources, scorer) -> None:  # noqa: ANN001
     sentences = [f"Sentence {i} talks about {WORDS[i]} in detail." for i in range(20)]
     cands = [cand("a", " ".join(sentences), 0.35)]
@@ -98,10 +115,13 @@ chunk_text = st.lists(sentence, min_size=1, max_size=12).map(" ".join)
     budget=st.integers(16, 1500),
     summary_min=st.floats(0, 1),
     min_score=st.floats(0, 0.5),
+    tail_cap=st.one_of(st.none(), st.integers(1, 400)),
 )
-def test_budget_is_never_exceeded(resources, scorer, texts, scores, budget, summary_min, min_score) -> None:  # noqa: ANN001
+def test_budget_is_never_exceeded(resources, scorer, texts, scores, budget, summary_min, min_score, tail_cap) -> None:  # noqa: ANN001, E501
     cands = [cand(f"c{i}", t, scores[i], source=f"d{i % 3}.md") for i, t in enumerate(texts)]
-    ctx = build(cands, budget, resources, scorer, summary_min_score=summary_min, min_score=min_score)
+    ctx = build(
+        cands, budget, resources, scorer, summary_min_score=summary_min, min_score=min_score, tail_cap=tail_cap
+    )
     assert ctx.tokens <= budget
     assert resources.counter.count(ctx.text) == ctx.tokens
     assert [e.chunk_id for e in ctx.ledger] == [c.chunk.id for c in cands]  # one fate each

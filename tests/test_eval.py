@@ -315,12 +315,21 @@ def test_sweep_math_and_recommendation() -> None:
     assert p["false_refusal"] == pytest.approx(1 / 3) and p["balanced"] == pytest.approx(5 / 6)
     p = point(arr, 0.0, 300, 0.3)  # every context is under 300 tokens
     assert p["acc_answerable"] == 0.0 and p["refusal_negative"] == 1.0
-    # the rule agrees with core.refusal.decide
-    for r in rows:
-        for tau, m in ((0.3, 80), (0.5, 0), (0.0, 250)):
-            single = point(_arrays([r]), tau, m, 0.3)
+    # the rule agrees with core.refusal.decide, word-overlap rescue included
+    overlapped = [SweepRow(r.dataset, r.mode, r.kind, r.top_score, r.context_tokens, r.by_ams, ov)
+                  for r in rows for ov in (0.0, 0.4, 1.0)]  # fmt: skip
+    for r in overlapped:
+        for tau, m, mo in ((0.3, 80, 1.0), (0.5, 0, 0.34), (0.5, 0, 0.5), (0.0, 250, 1.0)):
+            single = point(_arrays([r]), tau, m, 0.3, mo)
             refused = (single["refusal_negative"] or single["false_refusal"] or 0.0) == 1.0
-            assert refused == refusal.decide(r.top_score, r.context_tokens, tau, m).refused
+            decided = refusal.decide(r.top_score, r.context_tokens, tau, m, r.overlap, mo)
+            assert refused == decided.refused, (r, tau, m, mo)
+    # an overlap minimum of 0.34 lets the 0.35 answerable row (overlap 0.4) through at τ 0.5
+    ov_rows = [SweepRow("d", "hybrid", "answerable", 0.35, 200, {0.3: (False, True)}, 0.4),
+               SweepRow("d", "hybrid", "oos", 0.2, 200, {0.3: (False, False)}, 0.0)]  # fmt: skip
+    p = point(_arrays(ov_rows), 0.5, 0, 0.3, 0.34)
+    assert p["acc_answerable"] == 1.0 and p["refusal_oos"] == 1.0
+    assert point(_arrays(ov_rows), 0.5, 0, 0.3, 0.5)["acc_answerable"] == 0.0
     res = sweep(
         rows,
         frange(0.0, 0.7, 0.1),
@@ -403,7 +412,10 @@ def test_post_hoc_refusal_equals_a_direct_run(tiny_store) -> None:  # noqa: ANN0
         for q in questions:
             a = direct.ask(q, record=False)
             b = opened.ask(q, record=False)
-            d = refusal.decide(b.trace["top_score"], b.trace["context_tokens"], tau, m)
+            d = refusal.decide(
+                b.trace["top_score"], b.trace["context_tokens"], tau, m,
+                b.trace["evidence_overlap"], configured.refusal_min_overlap,
+            )  # fmt: skip
             text = configured.refusal_sentence if d.refused else b.text
             assert (text, d.refused or b.refused) == (a.text, a.refused), (q, tau, m)
             assert b.trace["prompt_tokens"] == a.trace["prompt_tokens"]
@@ -422,7 +434,7 @@ def test_cli_end_to_end(tmp_path: Path, resources, capsys: pytest.CaptureFixture
     argv = [
         "--squad", str(squad), "--stici", str(stici), "--jsonl", str(jsonl), "--corpus", str(corpus),
         "--offtopic", str(off), "--out", str(out), "--retrieval", "dense,hybrid", "--no-progress",
-        "--tau-grid", "0:0.6:0.1", "--ctx-grid", "0,80", "--ams-grid", "0.2,0.3,0.4",
+        "--tau-grid", "0:0.6:0.1", "--ctx-grid", "0,80", "--ams-grid", "0.2,0.3,0.4", "--overlap-grid", "0.34,1",
     ]  # fmt: skip
     base = make_settings(tmp_path)
     try:
@@ -439,14 +451,16 @@ def test_cli_end_to_end(tmp_path: Path, resources, capsys: pytest.CaptureFixture
     assert set(sq["modes"]) == {"dense", "hybrid"} and sq["baseline"]["n"] == 6
     assert sq["baseline"]["refusal_oos"] == 0.0  # the baseline never refuses
     assert sq["modes"]["hybrid"]["engineered"]["recall_at_k"] == 1.0
+    assert sq["modes"]["hybrid"]["baseline"]["recall_at_5"] == 1.0
     assert sq["answerer_mismatches"] == 0
     # every gold answer is in a retrieved paragraph, and the baseline injects them all whole
     assert sq["modes"]["hybrid"]["baseline"]["answer_at_k"] == 1.0
     assert sq["modes"]["hybrid"]["baseline"]["answer_injected"] == 1.0
     rec = report["recommended"]
-    assert set(rec) >= {"tau", "min_context_tokens", "answer_min_similarity", "objective", "current"}
+    assert set(rec) >= {"tau", "min_overlap", "min_context_tokens", "answer_min_similarity", "objective", "current"}
     assert rec["objective"] == "guarded" and rec["mode"] == "hybrid"
-    assert len(report["tau_sweep"]) == 7 * 2 * 3 and report["command"].startswith(
+    n_ams = len({0.2, 0.3, 0.4, base.answer_min_similarity})  # the configured value is always swept
+    assert len(report["tau_sweep"]) == 7 * 2 * n_ams * 2 and report["command"].startswith(
         "python -m core.eval --squad"
     )
     assert (out / "calibration.png").stat().st_size > 1000
@@ -456,7 +470,7 @@ def test_cli_end_to_end(tmp_path: Path, resources, capsys: pytest.CaptureFixture
     assert len(lines) == (6 + 5 + 5) * 2 * 2  # questions (+2 off-topic each) × modes × setups
     # calibrating again from the saved rows asks nothing and gives the same recommendation
     assert main(["--resweep", str(out), "--out", str(tmp_path / "cal"), "--tau-grid", "0:0.6:0.1",
-                 "--ctx-grid", "0,80"], base) == 0  # fmt: skip
+                 "--ctx-grid", "0,80", "--overlap-grid", "0.34,1"], base) == 0  # fmt: skip
     cal = json.loads((tmp_path / "cal" / "report.json").read_text(encoding="utf-8"))
     assert cal["recommended"] == report["recommended"] and set(cal["datasets"]) == set(report["datasets"])
     assert (tmp_path / "cal" / "calibration.png").exists()

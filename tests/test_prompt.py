@@ -42,6 +42,20 @@ def test_refusal_rule_both_ways() -> None:
     assert decide(0.6, 40, 0.3, 80).refused and "40 tokens" in decide(0.6, 40, 0.3, 80).reason
     assert decide(None, 0, 0.3, 80).refused
     assert not decide(0.6, 400, 0.3, 80).refused
+    # a low score with most of the question's words in the evidence is let through
+    assert not decide(0.2, 500, 0.3, 0, overlap=0.5, min_overlap=0.34).refused
+    low = decide(0.2, 500, 0.3, 0, overlap=0.25, min_overlap=0.34)
+    assert low.refused and "overlap 0.25 < 0.34" in low.reason
+
+
+def test_evidence_overlap_counts_content_words_in_one_entry() -> None:
+    from core.refusal import evidence_overlap
+
+    q = "What is the maximum reach of the ARM-X3 robot?"  # content words: maximum reach arm x3 robot
+    assert evidence_overlap(q, ["The ARM-X3 robot has a maximum reach of 1.2 m."]) == 1.0
+    # the best single entry counts, not words pooled across entries
+    assert evidence_overlap(q, ["maximum reach", "arm x3 robot"]) == pytest.approx(3 / 5)
+    assert evidence_overlap(q, []) == 0.0 and evidence_overlap("what is it?", ["anything"]) == 0.0
 
 
 def test_templates_file_loads_and_fills() -> None:

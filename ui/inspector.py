@@ -262,9 +262,18 @@ def decision_tab(trace: dict[str, Any]) -> None:
     else:
         lines.append(f"{OK} **Answered** — both refusal checks passed")
     if tau is not None and not baseline:
-        ok = top is not None and top >= tau
+        score_ok = top is not None and top >= tau
         shown = "none" if top is None else f"{top:.3f}"
-        lines.append(f"{OK if ok else BAD} top score {shown} {'≥' if ok else '<'} τ {tau:.2f}")
+        line = f"top score {shown} {'≥' if score_ok else '<'} τ {tau:.2f}"
+        overlap, min_overlap = trace.get("evidence_overlap"), rule.get("min_overlap")
+        overlap_ok = False
+        if overlap is not None and min_overlap is not None:
+            overlap_ok = overlap >= min_overlap
+            line += (
+                f" · question-word overlap {overlap:.2f} {'≥' if overlap_ok else '<'} {min_overlap:.2f}"
+                + (" (the overlap lets it through)" if overlap_ok and not score_ok else "")
+            )
+        lines.append(f"{OK if score_ok or overlap_ok else BAD} {line}")
     if min_ctx is not None and not baseline:
         ok = context >= min_ctx
         lines.append(f"{OK if ok else BAD} context tokens {context} {'≥' if ok else '<'} min {min_ctx}")

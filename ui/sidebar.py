@@ -111,6 +111,12 @@ def retrieval_controls(base: Settings) -> dict[str, Any]:
         tau = st.slider(
             "Refusal threshold τ (top score)", 0.0, 1.0, float(base.refusal_tau), 0.01, key="refusal_tau"
         )
+        min_overlap = st.slider(
+            "…unless this share of question words is in the evidence", 0.0, 1.0,
+            float(base.refusal_min_overlap), 0.01, key="refusal_min_overlap",
+            help="A top score under τ refuses only when less than this share of the question's "
+            "content words appear in one injected chunk.",
+        )  # fmt: skip
         min_ctx = st.number_input(
             "Min context tokens",
             min_value=0,
@@ -131,6 +137,7 @@ def retrieval_controls(base: Settings) -> dict[str, Any]:
         "top_k": int(top_k),
         "knowledge_budget": int(budget),
         "refusal_tau": float(tau),
+        "refusal_min_overlap": float(min_overlap),
         "min_context_tokens": int(min_ctx),
         "separator": separator,
         "retrieval_mode": mode,

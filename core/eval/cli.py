@@ -26,6 +26,7 @@ MODES = ("dense", "lexical", "hybrid")
 DEFAULT_TAUS = sw.frange(0.0, 0.7, 0.02)
 DEFAULT_MIN_CTX = (0, 40, 80, 120, 160)
 DEFAULT_AMS = sw.frange(0.2, 0.5, 0.05)
+DEFAULT_OVERLAPS = (0.2, 0.34, 0.5, 0.67, 1.0)
 
 
 @dataclass
@@ -47,6 +48,7 @@ class EvalConfig:
     taus: list[float] = field(default_factory=lambda: list(DEFAULT_TAUS))
     min_ctxs: list[int] = field(default_factory=lambda: list(DEFAULT_MIN_CTX))
     amss: list[float] = field(default_factory=lambda: list(DEFAULT_AMS))
+    overlaps: list[float] = field(default_factory=lambda: list(DEFAULT_OVERLAPS))
     sweep: bool = True
     objective: str = "guarded"
     max_acc_loss: float = sw.MAX_ACC_LOSS
@@ -91,13 +93,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tau-grid", type=lambda t: _grid(t, float), default=None, help="default 0:0.7:0.02")
     p.add_argument("--ctx-grid", type=lambda t: _grid(t, int), default=None, help="default 0,40,80,120,160")
+    p.add_argument("--overlap-grid", type=lambda t: _grid(t, float), default=None,
+                   help="refusal word-overlap minimum grid, default 0.2,0.34,0.5,0.67,1.0")  # fmt: skip
     p.add_argument("--ams-grid", type=lambda t: _grid(t, float), default=None,
                    help="answerer min-similarity grid, default 0.2:0.5:0.05 ('' = the setting only)")  # fmt: skip
     p.add_argument("--no-sweep", action="store_true", help="skip the threshold calibration")
     p.add_argument("--objective", choices=sorted(sw.OBJECTIVES), default="guarded",
                    help="what the recommended thresholds maximise (see core/eval/sweep.py)")  # fmt: skip
     p.add_argument("--max-acc-loss", type=float, default=sw.MAX_ACC_LOSS,
-                   help="guarded objective: accuracy the refusal rule may cost (default 0.02)")  # fmt: skip
+                   help="guarded objective: accuracy the refusal rule may cost (default 0.005)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--resweep", nargs="+", type=Path, metavar="DIR",
                    help="calibrate again from earlier --out folders (pooled), asking nothing")  # fmt: skip
@@ -138,6 +142,8 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> EvalConfig:
         cfg.min_ctxs = args.ctx_grid
     if args.ams_grid is not None:
         cfg.amss = args.ams_grid
+    if args.overlap_grid is not None:
+        cfg.overlaps = args.overlap_grid
     if not (cfg.squad or cfg.stici or cfg.jsonl or args.resweep):
         cfg.jsonl = [PROJECT_ROOT / "data" / "eval.jsonl"]  # the project's own sample set
     return cfg
@@ -226,6 +232,7 @@ def _settings_summary(s: Settings) -> dict[str, Any]:
         "top_k": s.top_k,
         "knowledge_budget": s.knowledge_budget,
         "refusal_tau": s.refusal_tau,
+        "refusal_min_overlap": s.refusal_min_overlap,
         "min_context_tokens": s.min_context_tokens,
         "answer_min_similarity": s.answer_min_similarity,
         "min_score": s.min_score,
@@ -275,7 +282,9 @@ def build_report(
     }
 
 
-_POINT_KEYS = ("tau", "min_context_tokens", "answer_min_similarity", "acc_mean", "refusal_mean", "balanced")
+_POINT_KEYS = (
+    "tau", "min_overlap", "min_context_tokens", "answer_min_similarity", "acc_mean", "refusal_mean", "balanced",
+)  # fmt: skip
 
 
 def _calibrate(
@@ -286,6 +295,7 @@ def _calibrate(
     s = report["settings"]
     current = {
         "tau": s["refusal_tau"],
+        "min_overlap": s.get("refusal_min_overlap", 1.0),
         "min_context_tokens": s["min_context_tokens"],
         "answer_min_similarity": s["answer_min_similarity"],
     }
@@ -299,6 +309,7 @@ def _calibrate(
             current,
             cfg.objective,
             cfg.max_acc_loss,
+            cfg.overlaps,
         )
         if mode == primary:
             result = res
@@ -320,6 +331,7 @@ def _calibrate(
         "objective_name": cfg.objective,
         "grid": {
             "tau": f"{min(cfg.taus)}–{max(cfg.taus)} ({len(cfg.taus)} values)",
+            "min_overlap": list(cfg.overlaps),
             "min_context_tokens": list(cfg.min_ctxs),
             "answer_min_similarity": sorted({a for r in rows if r.mode == primary for a in r.by_ams}),
         },
@@ -361,6 +373,7 @@ def write_sweep_rows(path: Path, rows: list[SweepRow]) -> None:
                 "kind": r.kind,
                 "top_score": r.top_score,
                 "context_tokens": r.context_tokens,
+                "overlap": r.overlap,
                 "by_ams": [[a, ref, ok] for a, (ref, ok) in sorted(r.by_ams.items())],
             }
             fh.write(json.dumps(obj) + "\n")
@@ -373,7 +386,10 @@ def read_sweep_rows(path: Path) -> list[SweepRow]:
         o = json.loads(line)
         by_ams = {float(a): (bool(ref), bool(ok)) for a, ref, ok in o["by_ams"]}
         rows.append(
-            SweepRow(o["dataset"], o["mode"], o["kind"], o["top_score"], int(o["context_tokens"]), by_ams)
+            SweepRow(
+                o["dataset"], o["mode"], o["kind"], o["top_score"], int(o["context_tokens"]), by_ams,
+                float(o.get("overlap", 0.0)),
+            )
         )
     return rows
 
@@ -449,7 +465,8 @@ def _print(report: dict[str, Any], cfg: EvalConfig) -> None:
     rec = report.get("recommended")
     if rec:
         print(
-            f"Recommended ({rec['mode']}): τ={rec['tau']}  min_context_tokens={rec['min_context_tokens']}  "
+            f"Recommended ({rec['mode']}): τ={rec['tau']}  min_overlap={rec.get('min_overlap')}  "
+            f"min_context_tokens={rec['min_context_tokens']}  "
             f"answer_min_similarity={rec['answer_min_similarity']}  [{rec['objective']}: accuracy "
             f"{rec['acc_mean']}, refusal {rec['refusal_mean']}; current settings: accuracy "
             f"{rec['current']['acc_mean']}, refusal {rec['current']['refusal_mean']}]"

@@ -110,6 +110,7 @@ class Record:
     answer_retrieved: bool | None = None  # a retrieved chunk's text contains a gold answer
     answer_injected: bool | None = None  # … and the injected text still contains it
     answer_fate: str | None = None  # "injected", else the answer-bearing chunk's best fate
+    gold_rank: int | None = None  # rank of the gold document's first chunk among the retrieved
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -164,6 +165,7 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
         "refusal_offtopic": _rate(r.refused for r in offtopic),
         "refusal_unanswerable_oos": _rate(r.refused for r in unans + oos),
         "recall_at_k": _rate(bool(r.gold_retrieved) for r in with_doc),
+        "recall_at_5": _rate(r.gold_rank is not None and r.gold_rank <= 5 for r in with_doc),
         "gold_included": _rate(bool(r.gold_included) for r in with_doc),
         "answer_at_k": _rate(bool(r.answer_retrieved) for r in ans if r.answer_retrieved is not None),
         "answer_injected": _rate(bool(r.answer_injected) for r in ans if r.answer_injected is not None),

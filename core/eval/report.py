@@ -59,13 +59,14 @@ def _n_line(d: dict[str, Any]) -> str:
 
 def _md_table(d: dict[str, Any]) -> list[str]:
     head = ["Setup", "Acc", "FalseRef", "Refusal@Unans", "Refusal@OOS", "Recall@k", "p50_ms", "p90_ms",
-            "mean_tokens", "tokens sent", "grounding"]  # fmt: skip
+            "mean_tokens", "tokens sent", "grounding", "Recall@5"]  # fmt: skip
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for mode, setups in d["modes"].items():
         for setup in ("baseline", "engineered"):
             m = setups[setup]
             cells = [f"{mode} {setup}"] + [_fmt(m.get(c), ms=c.endswith("_ms")) for c in _COLS]
-            cells += [_fmt(m.get("mean_prompt_tokens_sent")), _fmt(m.get("grounding_mean"))]
+            cells += [_fmt(m.get("mean_prompt_tokens_sent")), _fmt(m.get("grounding_mean")),
+                      _fmt(m.get("recall_at_5"))]  # fmt: skip
             out.append("| " + " | ".join(cells) + " |")
     return out
 
@@ -95,7 +96,7 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
         "",
         (
             f"Settings: k={s['top_k']}, knowledge budget={s['knowledge_budget']}, τ={s['refusal_tau']}, "
-            f"min context tokens={s['min_context_tokens']}, answerer min similarity="
+            f"word-overlap minimum={s.get('refusal_min_overlap', '—')}, min context tokens={s['min_context_tokens']}, answerer min similarity="
             f"{s['answer_min_similarity']}, evidence order={s.get('evidence_order', '?')}, retrieval modes="
             f"{', '.join(report['modes'])}, answerer: extractive "
             "(the same for both setups)."
@@ -173,7 +174,10 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
 def _point(p: dict[str, Any] | None) -> str:
     if not p:
         return "—"
-    return f"τ={p['tau']}, min ctx={p['min_context_tokens']}, answerer={p['answer_min_similarity']}"
+    return (
+        f"τ={p['tau']}, overlap={p.get('min_overlap', '—')}, min ctx={p['min_context_tokens']}, "
+        f"answerer={p['answer_min_similarity']}"
+    )
 
 
 def _calibration_md(cal: dict[str, Any], plots: Sequence[str]) -> list[str]:
@@ -182,14 +186,16 @@ def _calibration_md(cal: dict[str, Any], plots: Sequence[str]) -> list[str]:
     lines = [
         "## Threshold calibration",
         "",
-        f"Mode: {cal['mode']}. Grid: τ {cal['grid']['tau']}, min context tokens "
+        f"Mode: {cal['mode']}. Grid: τ {cal['grid']['tau']}, word-overlap minimum "
+        f"{cal['grid'].get('min_overlap', '—')}, min context tokens "
         f"{cal['grid']['min_context_tokens']}, answerer min similarity {cal['grid']['answer_min_similarity']}. "
         "Accuracy = on answerable questions; refusal = on unanswerable + out-of-scope questions together. "
         "In-sample: the thresholds are chosen on the same questions they are scored on.",
         "",
         f"Objective ({cal['objective_name']}): {cal['objective']}.",
         "",
-        f"**Recommended: τ = {r['tau']}, min_context_tokens = {r['min_context_tokens']}, "
+        f"**Recommended: τ = {r['tau']}, refusal_min_overlap = {r.get('min_overlap', '—')}, "
+        f"min_context_tokens = {r['min_context_tokens']}, "
         f"answer_min_similarity = {r['answer_min_similarity']}** — mean accuracy {_fmt(r['acc_mean'])}, "
         f"mean refusal {_fmt(r['refusal_mean'])} (current settings: {_fmt(c['acc_mean'])} / "
         f"{_fmt(c['refusal_mean'])}).",

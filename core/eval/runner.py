@@ -2,7 +2,7 @@
 
 One engineered pass serves the reported numbers and the threshold sweep: the pipeline runs with
 the refusal rule opened (τ = 0, min context tokens = 0), and the rule is then applied to each
-trace's top_score and context_tokens with core.refusal.decide — the function the pipeline itself
+trace's top_score, context_tokens and evidence_overlap with core.refusal.decide — the function the pipeline itself
 calls — at the configured thresholds (the reported "engineered" setup) and at every grid point
 (the sweep). With the extractive answerer (backend=None, as here) nothing else in the pipeline
 reads those two settings, so the configured-threshold outcome equals a direct run
@@ -45,6 +45,7 @@ class SweepRow:
     context_tokens: int
     # answer_min_similarity → (answerer refused, answer correct)
     by_ams: dict[float, tuple[bool, bool]]
+    overlap: float = 0.0  # the refusal rule's question-word overlap with the evidence
 
 
 @dataclass
@@ -155,6 +156,9 @@ def _record(
     if q.kind == "answerable" and q.match == "keyterms" and q.gold:
         kt = 0.0 if refused else round(max(keyterm_recall(strip_citations(text), g, q.q) for g in q.gold), 4)
     retrieved, included, gold_fate = _gold_flags(q, t)
+    gold_rank = next(
+        (n for n, c in enumerate(t.get("chunks") or [], 1) if q.doc and c.get("source") == q.doc), None
+    )
     answer_injected, answer_fate = _answer_fate(q, t, bearing or set())
     if decision is not None and decision.refused:
         # a refusal sends nothing
@@ -182,6 +186,7 @@ def _record(
         top_score=t.get("top_score"),
         grounding=grounding,
         keyterm_recall=kt,
+        gold_rank=gold_rank if q.kind == "answerable" else None,
     )
 
 
@@ -254,6 +259,7 @@ def run_dataset(
             decision = refusal.decide(
                 e.trace["top_score"], e.trace["context_tokens"],
                 configured.refusal_tau, configured.min_context_tokens,
+                e.trace["evidence_overlap"], configured.refusal_min_overlap,
             )  # fmt: skip
             bearing = _bearing(q, b.trace)  # both setups retrieve the same chunks for a question
             base_recs.append(_record(q, b, "baseline", mode, configured.refusal_sentence, None, bearing))
@@ -261,7 +267,10 @@ def run_dataset(
             eng_recs.append(rec)
             by_ams, same = _answerer_grid(pipe, q, e, grid, configured.answer_min_similarity)
             run.sweep.append(
-                SweepRow(ds.name, mode, q.kind, e.trace["top_score"], int(e.trace["context_tokens"]), by_ams)
+                SweepRow(
+                    ds.name, mode, q.kind, e.trace["top_score"], int(e.trace["context_tokens"]), by_ams,
+                    float(e.trace["evidence_overlap"]),
+                )
             )
             run.answerer_mismatches += 0 if same else 1
             if tick:

@@ -1,5 +1,5 @@
-"""Threshold calibration: sweep τ, min context tokens and the answerer's threshold over the recorded
-engineered outcomes, and recommend the point that maximises the stated objective.
+"""Threshold calibration: sweep τ, the word-overlap minimum, min context tokens and the answerer's
+threshold over the recorded engineered outcomes, and recommend the point that maximises the stated objective.
 
 Per dataset, at each grid point: accuracy on answerable questions (a refusal is wrong) and the
 refusal rate on unanswerable and out-of-scope questions together. Two objectives:
@@ -14,7 +14,8 @@ refusal rate on unanswerable and out-of-scope questions together. Two objectives
   nearly everything, so it is reported but not the default.
 
 Each dataset weighs the same, whatever its size. Remaining ties go to the point found first in grid
-order (smaller answerer threshold, then smaller min tokens, then smaller τ).
+order (smaller answerer threshold, then smaller min tokens, then smaller overlap minimum, then
+smaller τ).
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ import numpy as np
 
 from core.eval.runner import SweepRow
 
-MAX_ACC_LOSS = 0.02
+MAX_ACC_LOSS = 0.005
 OBJECTIVES = {
     "guarded": (
         "the highest mean refusal rate on unanswerable + out-of-scope questions among the points whose "
-        "accuracy on answerable questions is, on every dataset, within {loss:.0%} of the best accuracy "
+        "accuracy on answerable questions is, on every dataset, within {loss:.1%} of the best accuracy "
         "of the grid (ties: higher accuracy)"
     ),
     "balanced": (
@@ -57,6 +58,7 @@ def frange(start: float, stop: float, step: float) -> list[float]:
 class _Arrays:
     top: np.ndarray
     ctx: np.ndarray
+    overlap: np.ndarray
     answerable: np.ndarray
     negative: np.ndarray  # unanswerable or oos
     oos: np.ndarray
@@ -69,6 +71,7 @@ def _arrays(rows: Sequence[SweepRow]) -> _Arrays:
     return _Arrays(
         top=np.array([-1.0 if r.top_score is None else r.top_score for r in rows], dtype=float),
         ctx=np.array([r.context_tokens for r in rows], dtype=float),
+        overlap=np.array([r.overlap for r in rows], dtype=float),
         answerable=np.array([r.kind == "answerable" for r in rows]),
         negative=np.array([r.kind != "answerable" for r in rows]),
         oos=np.array([r.kind == "oos" for r in rows]),
@@ -77,10 +80,14 @@ def _arrays(rows: Sequence[SweepRow]) -> _Arrays:
     )
 
 
-def point(arr: _Arrays, tau: float, min_ctx: int, ams: float) -> dict[str, float | None]:
+def point(
+    arr: _Arrays, tau: float, min_ctx: int, ams: float, min_overlap: float = 1.0
+) -> dict[str, float | None]:
     """Accuracy, refusal rates and balanced accuracy at one threshold setting."""
-    # core.refusal.decide: no evidence (no candidates or empty context), top < τ, context < min
-    rule = (arr.top < 0) | (arr.ctx <= 0) | (arr.top < tau) | (arr.ctx < min_ctx)
+    # core.refusal.decide: no evidence (no candidates or empty context), top < τ while the
+    # overlap < its minimum, context < min
+    weak = (arr.top < tau) & (arr.overlap < min_overlap)
+    rule = (arr.top < 0) | (arr.ctx <= 0) | weak | (arr.ctx < min_ctx)
     refused = rule | arr.ans_refused[ams]
     right = ~refused & arr.correct[ams]
     n_pos, n_neg = int(arr.answerable.sum()), int(arr.negative.sum())
@@ -111,6 +118,7 @@ def sweep(
     current: dict[str, float],
     objective: str = "guarded",
     max_acc_loss: float = MAX_ACC_LOSS,
+    overlaps: Sequence[float] = (1.0,),
 ) -> dict[str, Any]:
     """Every grid point's per-dataset metrics; the recommended point under `objective`, the best
     point under each objective, and the current settings' point."""
@@ -121,8 +129,8 @@ def sweep(
         return {"points": [], "recommended": None, "current": None, "best": {}}
     amss = sorted(set.intersection(*(set(a.correct) for a in by_ds.values())))
 
-    def evaluate(tau: float, m: int, ams: float) -> dict[str, Any]:
-        per = {name: point(arr, tau, m, ams) for name, arr in by_ds.items()}
+    def evaluate(tau: float, m: int, ams: float, ov: float) -> dict[str, Any]:
+        per = {name: point(arr, tau, m, ams, ov) for name, arr in by_ds.items()}
 
         def mean(key: str) -> float | None:
             vals = [p[key] for p in per.values() if p[key] is not None]
@@ -130,6 +138,7 @@ def sweep(
 
         return {
             "tau": tau,
+            "min_overlap": ov,
             "min_context_tokens": m,
             "answer_min_similarity": ams,
             "balanced": mean("balanced"),
@@ -140,7 +149,7 @@ def sweep(
             },
         }
 
-    points = [evaluate(t, m, a) for a in amss for m in min_ctxs for t in taus]
+    points = [evaluate(t, m, a, o) for a in amss for m in min_ctxs for o in overlaps for t in taus]
     best_acc = {
         n: max((p["datasets"][n]["acc_answerable"] or 0.0) for p in points) for n in by_ds
     }  # fmt: skip
@@ -167,7 +176,9 @@ def sweep(
         if p is not None:
             p.setdefault("best_for", []).append(name)
     cur_ams = min(amss, key=lambda a: abs(a - current["answer_min_similarity"]))
-    cur = evaluate(current["tau"], int(current["min_context_tokens"]), cur_ams)
+    cur = evaluate(
+        current["tau"], int(current["min_context_tokens"]), cur_ams, float(current.get("min_overlap", 1.0))
+    )
     chosen = best[objective]
     return {
         "points": points,
@@ -195,17 +206,19 @@ def plot(result: dict[str, Any], baseline: dict[str, dict[str, float | None]], p
         return
     names = list(best["datasets"])
     fig, axes = plt.subplots(1, len(names), figsize=(5.2 * len(names), 4.6), squeeze=False)
-    ams = best["answer_min_similarity"]
+    ams, ov = best["answer_min_similarity"], best.get("min_overlap", 1.0)
     for ax, name in zip(axes[0], names, strict=True):
         for m in sorted({p["min_context_tokens"] for p in points}):
-            line = [p for p in points if p["answer_min_similarity"] == ams and p["min_context_tokens"] == m]
+            line = [p for p in points if p["answer_min_similarity"] == ams
+                    and p["min_context_tokens"] == m and p.get("min_overlap", 1.0) == ov]  # fmt: skip
             line.sort(key=lambda p: p["tau"])
             xs = [p["datasets"][name]["refusal_negative"] or 0.0 for p in line]
             ys = [p["datasets"][name]["acc_answerable"] or 0.0 for p in line]
             ax.plot(xs, ys, marker=".", linewidth=1, markersize=3, label=f"min ctx {m}")
         # the current answerer threshold and min tokens, as τ varies (dashed)
         line = [p for p in points if p["answer_min_similarity"] == cur["answer_min_similarity"]
-                and p["min_context_tokens"] == cur["min_context_tokens"]]  # fmt: skip
+                and p["min_context_tokens"] == cur["min_context_tokens"]
+                and p.get("min_overlap", 1.0) == cur.get("min_overlap", 1.0)]  # fmt: skip
         line.sort(key=lambda p: p["tau"])
         ax.plot([p["datasets"][name]["refusal_negative"] or 0.0 for p in line],
                 [p["datasets"][name]["acc_answerable"] or 0.0 for p in line], "k--", linewidth=1,
@@ -221,7 +234,8 @@ def plot(result: dict[str, Any], baseline: dict[str, dict[str, float | None]], p
                 [d["acc_answerable"] or 0.0],
                 style,
                 markersize=10,
-                label=f"{label} τ={p['tau']}, min={p['min_context_tokens']}, ans={p['answer_min_similarity']}",
+                label=f"{label} τ={p['tau']}, overlap={p.get('min_overlap')}, min={p['min_context_tokens']}, "
+                f"ans={p['answer_min_similarity']}",
             )
         b = baseline.get(name)
         if b:
