@@ -174,7 +174,7 @@ class Pipeline:
             "answer_ms": round(answer_ms, 3),
             "total_ms": round((time.perf_counter() - t_start) * 1000, 3),
             "top_score": round(top_score, 4) if top_score is not None else None,
-            "evidence_overlap": round(_overlap(query, context), 4),
+            "evidence_overlap": _overlap(query, context),
             "knowledge_budget": params.budget if not baseline else None,
             "prompt_limit": s.prompt_limit,
             "context_tokens": context.tokens,
@@ -295,8 +295,9 @@ _retrievers: dict[tuple[int, int, str, str, int], Retriever] = {}
 
 
 def _overlap(query: str, context: Context) -> float:
-    """The refusal rule's word overlap: the question's content words found in one injected entry."""
-    return refusal.evidence_overlap(query, (e.injected_text for e in context.included))
+    """The refusal rule's word overlap: the query's content words found in one injected entry
+    (rounded as traced, so the eval's replay of the rule sees the value the decision used)."""
+    return round(refusal.evidence_overlap(query, (e.injected_text for e in context.included)), 4)
 
 
 def _retriever(index: Any, embedder: Embedder, settings: Settings) -> Retriever:

@@ -44,7 +44,7 @@ def decide(
     if top_score < tau and overlap < min_overlap:
         return Decision(
             True,
-            f"top score {top_score:.3f} < τ {tau:.2f} and question-word overlap "
+            f"top score {top_score:.3f} < τ {tau:.2f} and query-word overlap "
             f"{overlap:.2f} < {min_overlap:.2f}",
         )
     if context_tokens < min_tokens:

@@ -11,6 +11,7 @@ from core.memory import Turn
 # the settings a replay may change (names as in Settings)
 REPLAYABLE = (
     "top_k", "knowledge_budget", "refusal_tau", "refusal_min_overlap", "min_context_tokens", "separator",
+    "overflow_extract_tokens",
     "retrieval_mode", "templates_path", "min_score",
 )  # fmt: skip
 

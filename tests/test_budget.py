@@ -130,3 +130,14 @@ def test_budget_is_never_exceeded(resources, scorer, texts, scores, budget, summ
             assert e.injected_text and e.injected_text in ctx.text or e.fate != Fate.KEPT
         else:
             assert e.injected_text == ""
+
+
+def test_params_from_settings(tmp_path) -> None:  # noqa: ANN001
+    from core.config import Settings
+
+    s = Settings(store_path=tmp_path, _env_file=None)
+    p = BudgetParams.from_settings(s)
+    assert (p.budget, p.min_score, p.tail_cap) == (s.knowledge_budget, s.min_score, s.overflow_extract_tokens)
+    assert BudgetParams.from_settings(s.updated(overflow_extract_tokens=0), 300) == BudgetParams(
+        300, s.min_score, s.summary_min_score, s.dedupe_jaccard, s.dedupe_cosine, tail_cap=None
+    )

@@ -474,6 +474,14 @@ def test_cli_end_to_end(tmp_path: Path, resources, capsys: pytest.CaptureFixture
     cal = json.loads((tmp_path / "cal" / "report.json").read_text(encoding="utf-8"))
     assert cal["recommended"] == report["recommended"] and set(cal["datasets"]) == set(report["datasets"])
     assert (tmp_path / "cal" / "calibration.png").exists()
+    # rows written before the word-overlap rule: the overlap minimum is not swept, not guessed
+    rows_file = out / "sweep_rows.jsonl"
+    legacy = [json.loads(line) for line in rows_file.read_text(encoding="utf-8").splitlines()]
+    rows_file.write_text("".join(json.dumps({k: v for k, v in o.items() if k != "overlap"}) + "\n"
+                                 for o in legacy), encoding="utf-8")  # fmt: skip
+    assert main(["--resweep", str(out), "--out", str(tmp_path / "cal2")], base) == 0
+    cal2 = json.loads((tmp_path / "cal2" / "report.json").read_text(encoding="utf-8"))
+    assert {p["min_overlap"] for p in cal2["tau_sweep"]} == {1.0}
     # a re-run reuses the collections: nothing is embedded again
     assert main([*argv, "--no-sweep", "--retrieval", "dense"], base) == 0
     forget_indexes()

@@ -46,6 +46,21 @@ def test_off_topic_is_refused_with_exact_sentence_and_reason(offline) -> None:  
     assert a.trace["llm_called"] is False
 
 
+def test_word_overlap_lets_a_low_score_through_and_is_traced(sample_store) -> None:  # noqa: ANN001
+    # τ 0.99 puts every score under τ: only the evidence's word overlap decides
+    strict = Pipeline(sample_store.updated(refusal_tau=0.99, refusal_min_overlap=1.0), backend=None)
+    lenient = Pipeline(sample_store.updated(refusal_tau=0.99, refusal_min_overlap=0.3), backend=None)
+    q = "What is the rated payload of the ArmX3 on zebras?"  # "zebras" is in no document
+    a = lenient.ask(q, record=False)
+    overlap = a.trace["evidence_overlap"]
+    assert overlap == 0.75 and not a.refused  # rated, payload, armx3 of rated/payload/armx3/zebras
+    assert a.trace["refusal_rule"] == {"tau": 0.99, "min_overlap": 0.3, "min_context_tokens": 0}
+    b = strict.ask(q, record=False)
+    assert b.refused and "overlap 0.75 < 1.00" in b.refusal_reason
+    off = lenient.ask(OFF_TOPIC, record=False)
+    assert off.refused and off.trace["evidence_overlap"] < 0.3
+
+
 def test_every_candidate_has_a_fate(offline) -> None:  # noqa: ANN001
     t = offline.ask("Compare the ArmX2 and the ArmX3", record=False).trace
     assert t["query_type"] == "comparison"

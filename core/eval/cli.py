@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -388,7 +389,7 @@ def read_sweep_rows(path: Path) -> list[SweepRow]:
         rows.append(
             SweepRow(
                 o["dataset"], o["mode"], o["kind"], o["top_score"], int(o["context_tokens"]), by_ams,
-                float(o.get("overlap", 0.0)),
+                float(o["overlap"]) if "overlap" in o else None,
             )
         )
     return rows
@@ -409,6 +410,12 @@ def resweep(cfg: EvalConfig, dirs: list[Path]) -> dict[str, Any]:
             raise SettingsError(
                 f"{d}: not an eval output folder with report.json and sweep_rows.jsonl ({e})"
             ) from e
+    if any(r.overlap is None for r in rows):
+        # written before the word-overlap rule: nothing to sweep it on, so it is left out (minimum
+        # 1.0 with overlap 0 is exactly the old score-only rule) rather than guessed
+        log.warning("some runs recorded no evidence overlap: the overlap minimum is not swept (1.0)")
+        rows = [r if r.overlap is not None else dataclasses.replace(r, overlap=0.0) for r in rows]
+        cfg.overlaps = [1.0]
     first = reports[0]
     modes = [m for m in first["modes"] if all(m in r["modes"] for r in reports)]
     if not modes:

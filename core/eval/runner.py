@@ -45,7 +45,7 @@ class SweepRow:
     context_tokens: int
     # answer_min_similarity → (answerer refused, answer correct)
     by_ams: dict[float, tuple[bool, bool]]
-    overlap: float = 0.0  # the refusal rule's question-word overlap with the evidence
+    overlap: float | None = 0.0  # the refusal rule's query-word overlap (None: not recorded)
 
 
 @dataclass
