@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -31,6 +33,9 @@ from bench.common import (  # noqa: E402
     workdir,
     write_corpus,
 )
+
+if TYPE_CHECKING:
+    from core.types import Candidate
 
 KS = (1, 3, 5, 8, 10, 20)
 
@@ -91,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _rank(found: list, gold: str) -> int | None:  # noqa: ANN001
+def _rank(found: Sequence[Candidate], gold: str) -> int | None:
+    """1-based rank of the first candidate from the gold source, None when it is not there."""
     return next((n for n, c in enumerate(found, 1) if c.chunk.source == gold), None)
 
 

@@ -5,7 +5,8 @@ rank order, drop low scores and duplicates, add each entry while it fits. A cand
 overflows is summarised (high score: its sentences most relevant to the question) or truncated at
 a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the ranking while
 room is left, so a long first overflow cannot crowd out every later candidate (tail_cap None: the
-first overflow takes all the room left and the rest are over budget). Token counts include the block header and separators, and the final text is counted
+first overflow takes all the room left and the rest are over budget). Token counts include the
+block header and separators, and the final text is counted
 once more, so the budget is never exceeded.
 """
 

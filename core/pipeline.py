@@ -113,7 +113,7 @@ class Pipeline:
                 return refusal.Decision(False, "")
             return refusal.decide(
                 top_score, b.context.tokens, s.refusal_tau, s.min_context_tokens,
-                _overlap(query, b.context), s.refusal_min_overlap,
+                b.overlap, s.refusal_min_overlap,
             )  # fmt: skip
 
         decision = decide(built)
@@ -174,7 +174,7 @@ class Pipeline:
             "answer_ms": round(answer_ms, 3),
             "total_ms": round((time.perf_counter() - t_start) * 1000, 3),
             "top_score": round(top_score, 4) if top_score is not None else None,
-            "evidence_overlap": _overlap(query, context),
+            "evidence_overlap": built.overlap,
             "knowledge_budget": params.budget if not baseline else None,
             "prompt_limit": s.prompt_limit,
             "context_tokens": context.tokens,
@@ -205,7 +205,7 @@ class Pipeline:
             "chunks": [_ledger_dict(e) for e in context.ledger],
             "messages": prompt.as_openai(),
             "message_sections": [m.section for m in prompt.messages],
-            "settings": _snapshot(s),
+            "settings": settings_snapshot(s),
         }
         if record and s.trace_enabled:
             append_trace(s.trace_path, trace)
@@ -272,7 +272,10 @@ class Pipeline:
         context = build_context(ranked, query, params, fmt, self.counter, self.scorer)
         knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
         prompt = assemble(self.counter, system, procedure, knowledge, memory, history_msgs, user)
-        return _Built(context, prompt, snippets, history_msgs, params)
+        # the refusal rule's word overlap, rounded as traced so the eval's replay of the rule
+        # sees exactly the value the decision used
+        overlap = round(refusal.evidence_overlap(query, (e.injected_text for e in context.included)), 4)
+        return _Built(context, prompt, snippets, history_msgs, params, overlap)
 
     def _extract(self, question: str, qvec: Any, included: list[Any], baseline: bool) -> Draft:
         s = self.settings
@@ -289,15 +292,10 @@ class _Built:
     snippets: list[str]
     history_msgs: list[tuple[str, str]]
     params: BudgetParams
+    overlap: float  # share of the query's content words in one injected entry (refusal rule)
 
 
 _retrievers: dict[tuple[int, int, str, str, int], Retriever] = {}
-
-
-def _overlap(query: str, context: Context) -> float:
-    """The refusal rule's word overlap: the query's content words found in one injected entry
-    (rounded as traced, so the eval's replay of the rule sees the value the decision used)."""
-    return round(refusal.evidence_overlap(query, (e.injected_text for e in context.included)), 4)
 
 
 def _retriever(index: Any, embedder: Embedder, settings: Settings) -> Retriever:
@@ -352,7 +350,7 @@ def _ledger_dict(e: Any) -> dict[str, Any]:
     }
 
 
-def _snapshot(s: Settings) -> dict[str, Any]:
+def settings_snapshot(s: Settings) -> dict[str, Any]:
     """The settings that shaped this answer (for replay); never the API key."""
     return {
         "top_k": s.top_k,
@@ -360,6 +358,7 @@ def _snapshot(s: Settings) -> dict[str, Any]:
         "refusal_tau": s.refusal_tau,
         "min_context_tokens": s.min_context_tokens,
         "refusal_min_overlap": s.refusal_min_overlap,
+        "answer_min_similarity": s.answer_min_similarity,
         "min_score": s.min_score,
         "separator": s.separator,
         "retrieval_mode": s.retrieval_mode,

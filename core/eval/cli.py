@@ -20,6 +20,7 @@ from core.eval import report as rep
 from core.eval import sweep as sw
 from core.eval.metrics import summarize
 from core.eval.runner import DatasetRun, SweepRow, dataset_settings, run_dataset
+from core.pipeline import settings_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -229,16 +230,9 @@ def evaluate(cfg: EvalConfig, base: Settings) -> dict[str, Any]:
 
 
 def _settings_summary(s: Settings) -> dict[str, Any]:
+    """The settings a trace records, plus what shaped the collections."""
     return {
-        "top_k": s.top_k,
-        "knowledge_budget": s.knowledge_budget,
-        "refusal_tau": s.refusal_tau,
-        "refusal_min_overlap": s.refusal_min_overlap,
-        "min_context_tokens": s.min_context_tokens,
-        "answer_min_similarity": s.answer_min_similarity,
-        "min_score": s.min_score,
-        "retrieval_mode": s.retrieval_mode,
-        "evidence_order": getattr(s, "evidence_order", "score"),
+        **settings_snapshot(s),
         "chunk_size": s.chunk_size,
         "chunk_overlap": s.chunk_overlap,
         "embedding_model": s.embedding_model or "bundled all-MiniLM-L6-v2",

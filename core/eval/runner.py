@@ -90,15 +90,19 @@ def ingest_dataset(settings: Settings, ds: Dataset) -> dict[str, Any]:
 _FATE_ORDER = ("kept", "summarised", "truncated", "duplicate", "over_budget", "below_min_score")
 
 
-def _gold_flags(q: Question, trace: dict[str, Any]) -> tuple[bool | None, bool | None, str | None]:
-    """(gold document retrieved, gold document injected, its best chunk fate or "not_retrieved")."""
+def _gold_flags(
+    q: Question, trace: dict[str, Any]
+) -> tuple[bool | None, bool | None, str | None, int | None]:
+    """(gold document retrieved, gold document injected, its best chunk fate or "not_retrieved",
+    the rank of its first chunk in the ledger — the retrieval order)."""
     if q.kind != "answerable" or not q.doc:
-        return None, None, None
-    fates = [c.get("fate") for c in trace.get("chunks") or [] if c.get("source") == q.doc]
-    if not fates:
-        return False, False, "not_retrieved"
+        return None, None, None, None
+    gold = [(n, c.get("fate")) for n, c in enumerate(trace.get("chunks") or [], 1) if c.get("source") == q.doc]
+    if not gold:
+        return False, False, "not_retrieved", None
+    fates = [f for _, f in gold]
     best = min(fates, key=lambda f: _FATE_ORDER.index(f) if f in _FATE_ORDER else len(_FATE_ORDER))
-    return True, any(f in INCLUDED for f in fates), best
+    return True, any(f in INCLUDED for f in fates), best, gold[0][0]
 
 
 def _answer_fate(q: Question, trace: dict[str, Any], bearing: set[str]) -> tuple[bool | None, str | None]:
@@ -155,10 +159,7 @@ def _record(
     kt = None
     if q.kind == "answerable" and q.match == "keyterms" and q.gold:
         kt = 0.0 if refused else round(max(keyterm_recall(strip_citations(text), g, q.q) for g in q.gold), 4)
-    retrieved, included, gold_fate = _gold_flags(q, t)
-    gold_rank = next(
-        (n for n, c in enumerate(t.get("chunks") or [], 1) if q.doc and c.get("source") == q.doc), None
-    )
+    retrieved, included, gold_fate, gold_rank = _gold_flags(q, t)
     answer_injected, answer_fate = _answer_fate(q, t, bearing or set())
     if decision is not None and decision.refused:
         # a refusal sends nothing
@@ -186,7 +187,7 @@ def _record(
         top_score=t.get("top_score"),
         grounding=grounding,
         keyterm_recall=kt,
-        gold_rank=gold_rank if q.kind == "answerable" else None,
+        gold_rank=gold_rank,
     )
 
 
