@@ -4,10 +4,11 @@ The loop is deliberately simple (after canopy's StuffingContextBuilder): walk th
 rank order, drop low scores and duplicates, add each entry while it fits. A candidate that
 overflows is summarised (high score: its sentences most relevant to the question) or truncated at
 a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the ranking while
-room is left, so a long first overflow cannot crowd out every later candidate (tail_cap None: the
+room is left, so a long first overflow cannot crowd out every later candidate; room the rest of
+the walk leaves unused is then given back to the capped extracts in rank order (tail_cap None: the
 first overflow takes all the room left and the rest are over budget). Token counts include the
-block header and separators, and the final text is counted
-once more, so the budget is never exceeded.
+block header and separators, and the final text is counted once more, so the budget is never
+exceeded.
 """
 
 from __future__ import annotations
@@ -93,6 +94,35 @@ def _entry(
     )  # fmt: skip
 
 
+def _fit(
+    c: Candidate,
+    question: str,
+    params: BudgetParams,
+    render: Callable[[str], str],
+    counter: TiktokenCounter,
+    scorer: SentenceScorer,
+    room: int,
+) -> tuple[Fate, str, str, int] | None:
+    """An overflowing candidate fitted into room tokens: (fate, text, rendered entry, its tokens).
+
+    High scores get their sentences most relevant to the question, the rest a sentence-boundary
+    truncation; None when not even one sentence fits."""
+
+    def fits(t: str) -> bool:
+        return counter.count(render(t)) <= room
+
+    fitted = None
+    fate = Fate.TRUNCATED
+    if c.score >= params.summary_min_score:
+        fitted, fate = ranked_extract(c.chunk.text, question, scorer, fits), Fate.SUMMARISED
+    if fitted is None:
+        fitted, fate = truncate_sentences(c.chunk.text, fits), Fate.TRUNCATED
+    if fitted is None:
+        return None
+    full = render(fitted[0])
+    return fate, fitted[0], full, counter.count(full)
+
+
 def build_context(
     candidates: Sequence[Candidate],
     question: str,
@@ -109,6 +139,8 @@ def build_context(
     sep = counter.count(fmt.joiner)
     used = 0
     overflowed = False
+
+    capped: list[tuple[int, int, Callable[[str], str]]] = []  # (candidate, entry, render)
 
     for i, c in enumerate(candidates):
         if c.score < params.min_score:
@@ -131,27 +163,36 @@ def build_context(
             fate, text = Fate.KEPT, c.chunk.text
         else:
             overflowed = True
-            if params.tail_cap is not None:
-                room = min(room, params.tail_cap)
-
-            def fits(t: str, render: Callable[[str], str] = render, room: int = room) -> bool:
-                return counter.count(render(t)) <= room
-
-            fitted = None
-            fate = Fate.TRUNCATED
-            if c.score >= params.summary_min_score:
-                fitted, fate = ranked_extract(c.chunk.text, question, scorer, fits), Fate.SUMMARISED
-            if fitted is None:
-                fitted, fate = truncate_sentences(c.chunk.text, fits), Fate.TRUNCATED
+            cap = room if params.tail_cap is None else min(room, params.tail_cap)
+            fitted = _fit(c, question, params, render, counter, scorer, cap)
             if fitted is None:
                 fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
                 continue
-            text = fitted[0]
-            full = render(text)
-            cost = counter.count(full)
+            fate, text, full, cost = fitted
+            if cap < room:
+                capped.append((i, len(entries), render))
         entries.append(full)
         used += fixed + cost
         deduper.keep(c)
+        fates[i] = _entry(c, counter, fate, text, cost)
+
+    # room nothing ranked after a capped extract used goes back to the capped extracts, best first
+    for i, pos, render in capped:
+        left = params.budget - used
+        old = fates[i]
+        if left <= 0 or old is None:
+            break
+        c = candidates[i]
+        full = render(c.chunk.text)
+        cost = counter.count(full)
+        grown: tuple[Fate, str, str, int] | None = (Fate.KEPT, c.chunk.text, full, cost)
+        if cost > old.injected_tokens + left:
+            grown = _fit(c, question, params, render, counter, scorer, old.injected_tokens + left)
+        if grown is None or grown[3] <= old.injected_tokens:
+            continue
+        fate, text, full, cost = grown
+        used += cost - old.injected_tokens
+        entries[pos] = full
         fates[i] = _entry(c, counter, fate, text, cost)
 
     knowledge = fmt.block(entries)

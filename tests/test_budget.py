@@ -69,9 +69,27 @@ def test_tail_cap_leaves_room_for_later_candidates(resources, scorer) -> None:  
     # with a cap it gets at most that much and the walk goes on down the ranking
     ctx = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=50)
     b, c = ctx.ledger[1], ctx.ledger[2]
-    assert b.fate == Fate.SUMMARISED and "12 kg" in b.injected_text and b.injected_tokens <= 50
+    assert b.fate == Fate.SUMMARISED and "12 kg" in b.injected_text
     assert c.included and "12 kg" in c.injected_text
+    assert ctx.ledger[3].fate == Fate.OVER_BUDGET  # no sentence of it fits the little left; b takes it
     assert ctx.tokens <= 200 and resources.counter.count(ctx.text) == ctx.tokens
+
+
+def test_capped_extract_grows_into_room_left_unused(resources, scorer) -> None:  # noqa: ANN001
+    filler = "The cafeteria menu changes every Tuesday and Thursday. " * 8
+    big = filler + "The rated payload of the arm is 12 kg including the gripper. " + filler
+    cands = [cand("a", "Short intro about the arm family and its uses.", 0.9), cand("b", big, 0.8)]
+    capped_only = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=None)
+    ctx = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=50)
+    b = ctx.ledger[1]
+    # nothing after b wanted the room: its extract takes it, as without a cap, and stays in budget
+    assert b.fate == Fate.SUMMARISED and "12 kg" in b.injected_text
+    assert b.injected_tokens > 50 and b.injected_tokens == capped_only.ledger[1].injected_tokens
+    assert ctx.tokens <= 200 and resources.counter.count(ctx.text) == ctx.tokens
+    # a chunk that fits whole once the room is back is injected whole
+    mid = "The arm weighs 12 kg. " * 12
+    ctx = build([cands[0], cand("m", mid, 0.8)], 200, resources, scorer, summary_min_score=0.5, tail_cap=20)
+    assert ctx.ledger[1].fate == Fate.KEPT and ctx.ledger[1].injected_text == mid
 
 
 def test_low_score_overflow_is_truncated_at_sentence_boundary(resources, scorer) -> None:  # noqa: ANN001
