@@ -15,6 +15,7 @@ from core.types import LedgerEntry
 
 _WORD = re.compile(r"\w+")
 
+
 @dataclass(frozen=True)
 class Draft:
     """An answer before tracing: text, the sources it cites, and whether it refused."""
@@ -34,9 +35,7 @@ class Scored:
     order: int
 
 
-def score_sentences(
-    question: str, entries: Sequence[LedgerEntry], scorer: SentenceScorer
-) -> list[Scored]:
+def score_sentences(question: str, entries: Sequence[LedgerEntry], scorer: SentenceScorer) -> list[Scored]:
     """Every usable sentence of the injected evidence, scored against the question
     (SentenceScorer.relevance: static-embedding cosine plus question-word overlap)."""
     pool: list[tuple[str, str]] = []

@@ -106,7 +106,9 @@ def _folded(text: str) -> tuple[str, list[int]]:
 
 def _plain(text: str) -> bool:
     """No invisible or full-width characters: the text reads as it is (the common case)."""
-    return text.isascii() or not any(ch in _INVISIBLE or "\uff01" <= ch <= "\uff5e" or ch == "\u3000" for ch in text)
+    return text.isascii() or not any(
+        ch in _INVISIBLE or "\uff01" <= ch <= "\uff5e" or ch == "\u3000" for ch in text
+    )
 
 
 def is_instruction_like(text: str) -> bool:

@@ -94,9 +94,7 @@ def is_follow_up(question: str) -> bool:
 def key_terms(text: str, limit: int = 8) -> list[str]:
     """Content words of text, names and model numbers first."""
     words = [w for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1]
-    ranked = sorted(
-        dict.fromkeys(words), key=lambda w: (not (w[0].isupper() or any(ch.isdigit() for ch in w)))
-    )
+    ranked = sorted(dict.fromkeys(words), key=lambda w: not (w[0].isupper() or any(ch.isdigit() for ch in w)))
     return ranked[:limit]
 
 

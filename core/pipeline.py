@@ -126,7 +126,11 @@ class Pipeline:
                 decision = decide(built)
             cls = llm_cls
         context, prompt, snippets, history_msgs, params = (
-            built.context, built.prompt, built.snippets, built.history_msgs, built.params
+            built.context,
+            built.prompt,
+            built.snippets,
+            built.history_msgs,
+            built.params,
         )
 
         t2 = time.perf_counter()
@@ -137,9 +141,7 @@ class Pipeline:
         elif self.backend is not None:
             llm_called = True
             try:
-                text = llm_answer(
-                    self.backend, prompt.as_openai(), s.response_reserve, on_token=on_token
-                )
+                text = llm_answer(self.backend, prompt.as_openai(), s.response_reserve, on_token=on_token)
                 draft = _llm_draft(text, s.refusal_sentence)
             except BackendError as e:
                 backend_error, fallback = str(e), True
@@ -312,7 +314,9 @@ def _llm_draft(text: str, refusal_sentence: str) -> Draft:
 
     text = text.strip()
     refused = text.rstrip(".").strip().lower() == refusal_sentence.rstrip(".").strip().lower()
-    return Draft(text, tuple(cited_labels(text)), refused, "the model said it does not know" if refused else "")
+    return Draft(
+        text, tuple(cited_labels(text)), refused, "the model said it does not know" if refused else ""
+    )
 
 
 def _citations(labels: Sequence[str], included: Sequence[Any]) -> list[dict[str, Any]]:

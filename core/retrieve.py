@@ -86,7 +86,9 @@ class Retriever:
             return [_with_ranks(c, r, None) for r, c in enumerate(found, 1)]
         lexical = self._lexical_search(question, _lexical_k(mode, k))
         if mode == "lexical":
-            return self._fetch([cid for cid, _ in lexical], q, {}, {cid: r for r, (cid, _) in enumerate(lexical, 1)})[:k]
+            return self._fetch(
+                [cid for cid, _ in lexical], q, {}, {cid: r for r, (cid, _) in enumerate(lexical, 1)}
+            )[:k]
         dense = _candidates(self.index.vectors.query(q, k * 2), q)
         dense_rank = {c.chunk.id: r for r, c in enumerate(dense, 1)}
         lex_rank = {cid: r for r, (cid, _) in enumerate(lexical, 1)}

@@ -31,9 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--chroma-host", metavar="HOST", help="use a Chroma server at this host")
     p.add_argument("--chroma-port", metavar="N", type=int, help="port of the Chroma server")
     p.add_argument("--reset", action="store_true", help="empty the collection before ingesting")
-    p.add_argument(
-        "--json", action="store_true", help="print the summary as JSON on the last stdout line"
-    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on the last stdout line")
     return p
 
 

@@ -37,9 +37,7 @@ def load_bytes(name: str, data: bytes, max_pdf_pages: int = 2000) -> Document:
     """Parse a file's bytes by its extension; raise IngestError with a one-line reason."""
     ext = Path(name).suffix.lower()
     if ext not in SUPPORTED:
-        raise IngestError(
-            f"unsupported file type {ext or '(none)'}; supported: {', '.join(SUPPORTED)}"
-        )
+        raise IngestError(f"unsupported file type {ext or '(none)'}; supported: {', '.join(SUPPORTED)}")
     if not data.strip():
         raise IngestError("the file is empty")
     if ext == ".pdf":

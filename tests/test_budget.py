@@ -18,7 +18,9 @@ WORDS = (
 ).split()
 
 
-def cand(cid: str, text: str, score: float, source: str = "doc.md", emb: list[float] | None = None) -> Candidate:
+def cand(
+    cid: str, text: str, score: float, source: str = "doc.md", emb: list[float] | None = None
+) -> Candidate:
     return Candidate(Chunk(cid, text, source, {"category": "test"}), score, tuple(emb) if emb else None)
 
 
@@ -29,7 +31,9 @@ def scorer(resources):  # noqa: ANN001, ANN201
 
 def build(cands, budget, resources, scorer, **kw):  # noqa: ANN001, ANN201
     params = BudgetParams(budget=budget, **kw)
-    return build_context(cands, "What is the payload of the arm?", params, KnowledgeFormat("abc"), resources.counter, scorer)
+    return build_context(
+        cands, "What is the payload of the arm?", params, KnowledgeFormat("abc"), resources.counter, scorer
+    )
 
 
 def test_keeps_in_order_until_full_then_over_budget(resources, scorer) -> None:  # noqa: ANN001
@@ -122,7 +126,9 @@ def test_empty_candidates_give_empty_block(resources, scorer) -> None:  # noqa: 
     assert ctx.text == "" and ctx.tokens == 0 and ctx.ledger == ()
 
 
-sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=25).map(lambda ws: " ".join(ws).capitalize() + ".")
+sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=25).map(
+    lambda ws: " ".join(ws).capitalize() + "."
+)
 chunk_text = st.lists(sentence, min_size=1, max_size=12).map(" ".join)
 
 
@@ -135,10 +141,18 @@ chunk_text = st.lists(sentence, min_size=1, max_size=12).map(" ".join)
     min_score=st.floats(0, 0.5),
     tail_cap=st.one_of(st.none(), st.integers(1, 400)),
 )
-def test_budget_is_never_exceeded(resources, scorer, texts, scores, budget, summary_min, min_score, tail_cap) -> None:  # noqa: ANN001, E501
+def test_budget_is_never_exceeded(
+    resources, scorer, texts, scores, budget, summary_min, min_score, tail_cap
+) -> None:  # noqa: ANN001, E501
     cands = [cand(f"c{i}", t, scores[i], source=f"d{i % 3}.md") for i, t in enumerate(texts)]
     ctx = build(
-        cands, budget, resources, scorer, summary_min_score=summary_min, min_score=min_score, tail_cap=tail_cap
+        cands,
+        budget,
+        resources,
+        scorer,
+        summary_min_score=summary_min,
+        min_score=min_score,
+        tail_cap=tail_cap,
     )
     assert ctx.tokens <= budget
     assert resources.counter.count(ctx.text) == ctx.tokens

@@ -128,9 +128,7 @@ def test_empty_and_tiny_text(resources: Resources) -> None:
     assert only.text == "One short sentence." and only.tokens == 4
 
 
-def test_sample_corpus_chunks_fit_the_embedder(
-    sample_store: Settings, resources: Resources
-) -> None:
+def test_sample_corpus_chunks_fit_the_embedder(sample_store: Settings, resources: Resources) -> None:
     """No chunk of the sample corpus is silently truncated by the embedder."""
     got = get_index(sample_store).vectors.collection.get(include=["documents", "metadatas"])
     docs, metas = got["documents"], got["metadatas"]

@@ -457,7 +457,14 @@ def test_cli_end_to_end(tmp_path: Path, resources, capsys: pytest.CaptureFixture
     assert sq["modes"]["hybrid"]["baseline"]["answer_at_k"] == 1.0
     assert sq["modes"]["hybrid"]["baseline"]["answer_injected"] == 1.0
     rec = report["recommended"]
-    assert set(rec) >= {"tau", "min_overlap", "min_context_tokens", "answer_min_similarity", "objective", "current"}
+    assert set(rec) >= {
+        "tau",
+        "min_overlap",
+        "min_context_tokens",
+        "answer_min_similarity",
+        "objective",
+        "current",
+    }
     assert rec["objective"] == "guarded" and rec["mode"] == "hybrid"
     n_ams = len({0.2, 0.3, 0.4, base.answer_min_similarity})  # the configured value is always swept
     assert len(report["tau_sweep"]) == 7 * 2 * n_ams * 2 and report["command"].startswith(

@@ -18,7 +18,11 @@ EVIDENCE = [
 
 
 def test_supported_and_cited_answer_scores_one(resources) -> None:  # noqa: ANN001
-    g = check("The ArmX3 has a rated payload of 12 kg (products/arm-x3.md).", EVIDENCE, SentenceScorer(resources.embedder))
+    g = check(
+        "The ArmX3 has a rated payload of 12 kg (products/arm-x3.md).",
+        EVIDENCE,
+        SentenceScorer(resources.embedder),
+    )
     assert g is not None and g.score == 1.0
     assert g.sentences[0].supported and g.sentences[0].citation_ok
 
@@ -43,5 +47,7 @@ def test_wrong_or_missing_citation_is_flagged(resources) -> None:  # noqa: ANN00
 
 
 def test_citation_split_off_by_the_sentence_splitter_is_reattached(resources) -> None:  # noqa: ANN001
-    g = check("Its reach is 1,300 mm. (products/arm-x3.md) It is big.", EVIDENCE, SentenceScorer(resources.embedder))
+    g = check(
+        "Its reach is 1,300 mm. (products/arm-x3.md) It is big.", EVIDENCE, SentenceScorer(resources.embedder)
+    )
     assert g is not None and g.sentences[0].citations == ("products/arm-x3.md",)

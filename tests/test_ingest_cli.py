@@ -78,7 +78,15 @@ def test_cli_twice_second_run_embeds_nothing(tmp_path: Path) -> None:
     first = _run(tmp_path, str(docs), "--store", str(store), "--json")
     assert first.returncode == 0, first.stderr
     r1 = _last_json(first.stdout)
-    for key in ("files", "chunks_added", "chunks_unchanged", "chunks_removed", "embedded", "seconds", "errors"):
+    for key in (
+        "files",
+        "chunks_added",
+        "chunks_unchanged",
+        "chunks_removed",
+        "embedded",
+        "seconds",
+        "errors",
+    ):
         assert key in r1
     assert r1["files"] == 4 and r1["embedded"] > 0 and r1["chunks_added"] == r1["embedded"]
     assert r1["errors"] == [{"file": "support/broken.pdf", "message": r1["errors"][0]["message"]}]

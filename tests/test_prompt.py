@@ -20,8 +20,24 @@ def test_sections_in_fixed_order_with_counts(resources) -> None:  # noqa: ANN001
         resources.counter, "SYS", "PROC", "[Retrieved Knowledge]\nK", "MEM",
         [("user", "old q"), ("assistant", "old a")], "Q?",
     )  # fmt: skip
-    assert [m.section for m in p.messages] == ["system", "procedure", "knowledge", "memory", "history", "history", "user"]
-    assert [m.role for m in p.messages] == ["system", "system", "system", "system", "user", "assistant", "user"]
+    assert [m.section for m in p.messages] == [
+        "system",
+        "procedure",
+        "knowledge",
+        "memory",
+        "history",
+        "history",
+        "user",
+    ]
+    assert [m.role for m in p.messages] == [
+        "system",
+        "system",
+        "system",
+        "system",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert p.messages[-1].content == "Q?"
     assert list(p.sections) == list(SECTIONS)
     for m in p.messages:

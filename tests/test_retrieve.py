@@ -110,9 +110,7 @@ def test_scores_are_cosine_similarities(retriever: Retriever, resources: Resourc
     assert top.score == pytest.approx(1.0 - raw["distances"][0][0], abs=1e-6)
 
 
-def test_hybrid_scores_are_dense_similarities_too(
-    retriever: Retriever, resources: Resources
-) -> None:
+def test_hybrid_scores_are_dense_similarities_too(retriever: Retriever, resources: Resources) -> None:
     """Chunks found only by the lexical side still carry their cosine similarity."""
     question = "restocking fee waived wrong model dead on arrival"
     q = resources.embedder.embed([question])[0]

@@ -176,7 +176,10 @@ def test_unreachable_server_is_store_unavailable(tmp_path: Path, resources: Reso
 
 
 def test_cli_against_the_server(
-    tmp_path: Path, chroma_server: ChromaServer, resources: Resources, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    chroma_server: ChromaServer,
+    resources: Resources,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     import json

@@ -37,8 +37,7 @@ def corpus(tmp_path: Path) -> Path:
     (root / "guides").mkdir(parents=True)
     (root / "manuals").mkdir()
     (root / "guides" / "gripper.md").write_text(
-        "---\ntitle: Gripper Guide\ncategory: accessories\n---\n\n# Gripper\n\n"
-        + _long("gripper", 12),
+        "---\ntitle: Gripper Guide\ncategory: accessories\n---\n\n# Gripper\n\n" + _long("gripper", 12),
         encoding="utf-8",
     )
     (root / "guides" / "rover.txt").write_text(_long("rover", 3), encoding="utf-8")
@@ -287,9 +286,7 @@ def test_sample_corpus_is_in_step(sample_store: Settings) -> None:
     _assert_in_step(sample_store)
     files = [f for f in SAMPLE.rglob("*") if f.is_file() and not f.name.startswith(".")]
     assert index.stats()["documents"] == len(files)
-    assert {r.source for r in index.lexical.all_files()} == {
-        f.relative_to(SAMPLE).as_posix() for f in files
-    }
+    assert {r.source for r in index.lexical.all_files()} == {f.relative_to(SAMPLE).as_posix() for f in files}
 
 
 def test_identical_file_in_two_roots_survives_removal_of_one(settings: Settings, tmp_path: Path) -> None:

@@ -269,9 +269,8 @@ def decision_tab(trace: dict[str, Any]) -> None:
         overlap_ok = False
         if overlap is not None and min_overlap is not None:
             overlap_ok = overlap >= min_overlap
-            line += (
-                f" · query-word overlap {overlap:.2f} {'≥' if overlap_ok else '<'} {min_overlap:.2f}"
-                + (" (the overlap lets it through)" if overlap_ok and not score_ok else "")
+            line += f" · query-word overlap {overlap:.2f} {'≥' if overlap_ok else '<'} {min_overlap:.2f}" + (
+                " (the overlap lets it through)" if overlap_ok and not score_ok else ""
             )
         lines.append(f"{OK if score_ok or overlap_ok else BAD} {line}")
     if min_ctx is not None and not baseline:

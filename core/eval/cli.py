@@ -382,7 +382,12 @@ def read_sweep_rows(path: Path) -> list[SweepRow]:
         by_ams = {float(a): (bool(ref), bool(ok)) for a, ref, ok in o["by_ams"]}
         rows.append(
             SweepRow(
-                o["dataset"], o["mode"], o["kind"], o["top_score"], int(o["context_tokens"]), by_ams,
+                o["dataset"],
+                o["mode"],
+                o["kind"],
+                o["top_score"],
+                int(o["context_tokens"]),
+                by_ams,
                 float(o["overlap"]) if "overlap" in o else None,
             )
         )

@@ -97,7 +97,9 @@ def _gold_flags(
     the rank of its first chunk in the ledger — the retrieval order)."""
     if q.kind != "answerable" or not q.doc:
         return None, None, None, None
-    gold = [(n, c.get("fate")) for n, c in enumerate(trace.get("chunks") or [], 1) if c.get("source") == q.doc]
+    gold = [
+        (n, c.get("fate")) for n, c in enumerate(trace.get("chunks") or [], 1) if c.get("source") == q.doc
+    ]
     if not gold:
         return False, False, "not_retrieved", None
     fates = [f for _, f in gold]
@@ -269,7 +271,12 @@ def run_dataset(
             by_ams, same = _answerer_grid(pipe, q, e, grid, configured.answer_min_similarity)
             run.sweep.append(
                 SweepRow(
-                    ds.name, mode, q.kind, e.trace["top_score"], int(e.trace["context_tokens"]), by_ams,
+                    ds.name,
+                    mode,
+                    q.kind,
+                    e.trace["top_score"],
+                    int(e.trace["context_tokens"]),
+                    by_ams,
                     float(e.trace["evidence_overlap"]),
                 )
             )
