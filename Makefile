@@ -15,7 +15,8 @@ help:
 	@echo "make test       set up .venv, run every test (slow server/browser tests included)"
 	@echo "make test-fast  the tests not marked slow"
 	@echo "make index      ingest $(CORPUS) if the store is empty;  make reindex  sync it always"
-	@echo "make bench      run each bench/*.py with --json"
+	@echo "make bench      ingest, budget, query and recall benches with --json (measured ratios)"
+	@echo "make bench-onnx the optional ONNX Runtime embedder against torch"
 	@echo "make lint       ruff, when it is installed in .venv"
 
 venv: $(STAMP)

@@ -3,7 +3,7 @@
     python bench/budget.py [--questions 30] [--dupes 0.5] [--json]
 
 Candidates are real: the SQuAD subset is ingested into a tmp store and each question's top-k comes
-from the real Retriever (hybrid, as the app's default), ranked by score as the pipeline does; for a
+from the real Retriever (hybrid, as the app's default), in the order the pipeline budgets them; for a
 share of the questions (--dupes) a near-duplicate of the top chunk (same text, two words changed,
 another id and source) is inserted at rank 2, so dedupe has work to do. Both budgeters get the
 same candidates and budget. Ours runs cold (the sentence-split cache is cleared before each call);
@@ -42,14 +42,20 @@ _WORD = re.compile(r"\w+")
 _SENT = re.compile(r"(?<=[.!?])\s+")
 
 
+def _fresh(encoding: Any) -> Any:
+    """A newly constructed tiktoken Encoding with the parameters of encoding."""
+    return type(encoding)(
+        name=encoding.name, pat_str=encoding._pat_str,
+        mergeable_ranks=encoding._mergeable_ranks, special_tokens=encoding._special_tokens,
+    )  # fmt: skip
+
+
 def naive_budget(
     candidates: Sequence[Any], budget: int, min_score: float, encoding: Any, fresh: bool = True
 ) -> tuple[str, int]:
     """The reference: sort, fresh encoder per chunk, Jaccard dedupe, first-two-sentences summary.
 
     fresh=False reuses `encoding` (not the reference: context for how much the encoders cost)."""
-    import tiktoken
-
     ranked = sorted(candidates, key=lambda c: -c.score)
     kept_words: list[set[str]] = []
     parts: list[str] = []
@@ -60,14 +66,7 @@ def naive_budget(
         words = set(_WORD.findall(c.chunk.text.lower()))
         if any(len(words & k) / max(1, len(words | k)) >= 0.9 for k in kept_words):
             continue
-        enc = encoding
-        if fresh:
-            enc = tiktoken.Encoding(
-                name=encoding.name,
-                pat_str=encoding._pat_str,
-                mergeable_ranks=encoding._mergeable_ranks,
-                special_tokens=encoding._special_tokens,
-            )
+        enc = _fresh(encoding) if fresh else encoding
         n = len(enc.encode_ordinary(c.chunk.text))
         if used + n <= budget:
             parts.append(c.chunk.text)
@@ -111,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     quiet_logs()
 
-    from core.budget import BudgetParams, build_context
+    from core.budget import BudgetParams, build_context, in_evidence_order
     from core.injection import nonce
     from core.knowledge import KnowledgeFormat
     from core.pipeline import Pipeline
@@ -120,11 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     from ingest.sync import ingest_paths
 
     rep = Report("budget", args.json)
-    paragraphs, questions = load_squad(squad_path(args.squad))
-    if args.limit:
-        paragraphs = paragraphs[: args.limit]
-        questions = [q for q in questions if q.paragraph < args.limit]
-    qs = distinct(questions, len(questions))
+    paragraphs, questions = load_squad(squad_path(args.squad), args.limit)
+    qs = distinct(questions)
     random.Random(args.seed).shuffle(qs)
     qs = qs[: args.questions]
 
@@ -140,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         rng = random.Random(args.seed)
         jobs = []
         for q in qs:
-            cands = sorted(pipe.retriever.search(q.text, s.top_k), key=lambda c: -c.score)
+            cands = in_evidence_order(pipe.retriever.search(q.text, s.top_k), s.evidence_order)
             if cands and rng.random() < args.dupes:
                 cands.insert(1, near_duplicate(cands[0], rng))
             fmt = KnowledgeFormat(nonce(q.text, [c.chunk.id for c in cands]), s.separator)
@@ -177,16 +173,11 @@ def main(argv: list[str] | None = None) -> int:
         r_p50 = ratio(o["p50"], n["p50"])
         r_total = ratio(sum(ours_ms), sum(naive_ms))
         # what the naive budgeter costs without its fresh encoders (context for the ratio)
-        t = time.perf_counter()
         enc_ms = []
         for _ in range(5):
             t = time.perf_counter()
-            naive_encoder = type(encoding)(
-                name=encoding.name, pat_str=encoding._pat_str,
-                mergeable_ranks=encoding._mergeable_ranks, special_tokens=encoding._special_tokens,
-            )  # fmt: skip
+            _fresh(encoding)
             enc_ms.append((time.perf_counter() - t) * 1000)
-        del naive_encoder
         shared_ms = []
         for _, cands, _ in jobs:
             t = time.perf_counter()

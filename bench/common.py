@@ -31,7 +31,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from core.config import Settings  # noqa: E402
 
 SQUAD = ROOT.parent / "shared" / "eval" / "squad2" / "dev-v2.0-even-articles.json"
-SAMPLE_CORPUS = ROOT / "data" / "corpus"
 
 
 # -- data ---------------------------------------------------------------------------------------
@@ -57,8 +56,9 @@ def squad_path(given: str | None = None) -> Path:
     return path
 
 
-def load_squad(path: Path) -> tuple[list[Paragraph], list[Question]]:
-    """Paragraphs (one document each) and their questions, in file order."""
+def load_squad(path: Path, limit: int = 0) -> tuple[list[Paragraph], list[Question]]:
+    """Paragraphs (one document each) and their questions, in file order (only the first limit
+    paragraphs and their questions when limit > 0)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     paragraphs: list[Paragraph] = []
     questions: list[Question] = []
@@ -69,6 +69,9 @@ def load_squad(path: Path) -> tuple[list[Paragraph], list[Question]]:
             paragraphs.append(Paragraph(title, n, p["context"].strip()))
             for qa in p["qas"]:
                 questions.append(Question(qa["question"].strip(), pi, not qa.get("is_impossible", False)))
+    if limit:
+        paragraphs = paragraphs[:limit]
+        questions = [q for q in questions if q.paragraph < limit]
     return paragraphs, questions
 
 
@@ -86,13 +89,11 @@ def write_corpus(paragraphs: Sequence[Paragraph], dest: Path) -> Path:
     return dest
 
 
-def distinct(questions: Sequence[Question], n: int, offset: int = 0) -> list[Question]:
-    """n questions with distinct texts, starting at offset (wrapping only if the set is too small)."""
+def distinct(questions: Sequence[Question]) -> list[Question]:
+    """The questions whose text has not been seen earlier in the list (a cached query embedding
+    never answers a repeat)."""
     seen: set[str] = set()
-    uniq = [q for q in questions if not (q.text in seen or seen.add(q.text))]  # type: ignore[func-returns-value]
-    if not uniq:
-        return []
-    return [uniq[(offset + i) % len(uniq)] for i in range(n)]
+    return [q for q in questions if not (q.text in seen or seen.add(q.text))]  # type: ignore[func-returns-value]
 
 
 # -- settings / store ---------------------------------------------------------------------------
@@ -152,15 +153,20 @@ def ratio(a: float, b: float) -> float | None:
     return round(a / b, 4) if b else None
 
 
-def rss_mb() -> float:
-    """Current resident set size in MiB (Linux /proc; 0 elsewhere)."""
+def _status_mb(field: str) -> float | None:
+    """A size field of /proc/self/status (e.g. "VmRSS") in MiB; None when it cannot be read."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return 0.0
+    return None
+
+
+def rss_mb() -> float:
+    """Current resident set size in MiB (Linux /proc; 0 elsewhere)."""
+    return _status_mb("VmRSS") or 0.0
 
 
 def reset_peak_rss() -> bool:
@@ -174,13 +180,8 @@ def reset_peak_rss() -> bool:
 
 def peak_rss_mb() -> float:
     """Peak resident set size in MiB since the last reset (VmHWM), else the process maximum."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _status_mb("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def machine() -> dict[str, Any]:

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from bench.common import Report, load_squad, quiet_logs, ratio, squad_path, summary, workdir  # noqa: E402
+from bench.common import Report, distinct, load_squad, quiet_logs, ratio, squad_path, summary, workdir  # noqa: E402
 
 
 def make(backend: str, batch_size: int, cache: Path) -> Any:
@@ -50,10 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet_logs()
 
     rep = Report("embedders", args.json)
-    paragraphs, questions = load_squad(squad_path(args.squad))
-    if args.limit:
-        paragraphs = paragraphs[: args.limit]
-        questions = [q for q in questions if q.paragraph < args.limit]
+    paragraphs, questions = load_squad(squad_path(args.squad), args.limit)
     answerable = [q for q in questions if q.answerable]
     if args.questions:
         answerable = answerable[: args.questions]
@@ -92,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         throughput = {b: round(len(texts) * args.rounds / seconds[b], 2) for b in backends}
 
         latency: dict[str, list[float]] = {b: [] for b in backends}
-        qs = list(dict.fromkeys(q.text for q in questions))[: args.latency_questions]
+        qs = [q.text for q in distinct(questions)][: args.latency_questions]
         for i, q in enumerate(qs):
             order = backends[i % len(backends) :] + backends[: i % len(backends)]
             for b in order:

@@ -38,10 +38,10 @@ from bench.common import (  # noqa: E402
 
 def chunk_texts(settings: Any, corpus: Path, res: Any) -> tuple[list[str], int]:
     """The chunk texts ingest will embed (same discovery, loader and chunker; nothing stored)."""
-    from core.index import Index
+    from core.resources import get_index
     from ingest.sync import Ingestor, SyncReport, discover
 
-    ingestor = Ingestor(settings, Index(settings), res.embedder, res.counter)
+    ingestor = Ingestor(settings, get_index(settings), res.embedder, res.counter)
     files, _, _ = discover([corpus])
     texts: list[str] = []
     report = SyncReport()
@@ -100,9 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             corpus = Path(args.corpus).resolve()
             corpus_name = str(corpus)
         else:
-            paragraphs, _ = load_squad(squad_path(args.squad))
-            if args.limit:
-                paragraphs = paragraphs[: args.limit]
+            paragraphs, _ = load_squad(squad_path(args.squad), args.limit)
             corpus = write_corpus(paragraphs, work / "corpus")
             corpus_name = f"squad2 subset ({len(paragraphs)} paragraphs as .txt)"
 
@@ -171,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         again = ingest_paths(last_settings, [corpus])
         re_s = time.perf_counter() - t
-        first_s = sum(r["ingest_s"] for r in rounds) / len(rounds)
         ingest_total = sum(r["ingest_s"] for r in rounds)
+        first_s = ingest_total / len(rounds)
         raw_total = sum(r["raw_s"] for r in rounds)
         rep.line(f"re-ingest unchanged: {re_s * 1000:.0f} ms = {re_s / first_s:.2%} of a first ingest "
                  f"(files unchanged {again.files_unchanged}/{again.files}, embedded {again.embedded})")  # fmt: skip
@@ -220,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _raw_encoder(embedder: Any, batch_size: int) -> Any:
-    """The encoder alone on a list of texts: `model.encode` with the ingest's batch size."""
+    """The encoder alone on a list of texts: `model.encode` with the ingest's batch size (torch),
+    the embedder's own `embed` otherwise (ONNX: the session call and nothing more)."""
     model = getattr(embedder, "_model", None)
     if model is not None and hasattr(model, "encode"):
 
@@ -231,10 +230,7 @@ def _raw_encoder(embedder: Any, batch_size: int) -> Any:
             )  # fmt: skip
 
         return encode
-    raw = getattr(embedder, "raw_encode", None)  # the ONNX backend's session call
-    if raw is None:
-        raise SystemExit(f"no raw encoder for {type(embedder).__name__}")
-    return raw
+    return embedder.embed  # the ONNX backend: embed is the session call alone
 
 
 def _profile(out: str, work: Path, overrides: dict[str, Any], corpus: Path) -> str:

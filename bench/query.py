@@ -1,6 +1,6 @@
 """Retrieval + budgeting latency at growing index sizes, dense vs hybrid, embedded and server Chroma.
 
-    python bench/query.py [--sizes 1000,10000,100000] [--questions 100] [--server-size 10000] [--json]
+    python bench/query.py [--sizes 1000,10000,100000] [--questions 40] [--server-size 10000] [--json]
 
 Corpus: the SQuAD subset is ingested for real (real chunks, real embeddings); sizes beyond it are
 synthesised: each extra chunk is a run of real sentences from two real chunks of one article, its
@@ -218,9 +218,9 @@ def breakdown(settings: Any, questions: Sequence[Question]) -> dict[str, Any]:
     On a shared machine wall time includes waiting for a core; CPU time is close to what an idle
     machine's wall time would be (single-threaded parts). `model_*` adds the CPU components up
     the way the real path runs them: dense = embed + search + budget; hybrid = max(embed, FTS5)
-    (the lexical search is prefetched beside the query embedding) + the rest of search + budget.
+    (the lexical search runs beside the query embedding) + the rest of search + budget.
     """
-    from core.budget import BudgetParams, build_context
+    from core.budget import BudgetParams, build_context, in_evidence_order
     from core.injection import nonce
     from core.knowledge import KnowledgeFormat
     from core.pipeline import Pipeline
@@ -247,7 +247,7 @@ def breakdown(settings: Any, questions: Sequence[Question]) -> dict[str, Any]:
         return out
 
     def budget(question: str, cands: list[Any]) -> Any:
-        ranked = sorted(cands, key=lambda c: -c.score)
+        ranked = in_evidence_order(cands, s.evidence_order)
         fmt = KnowledgeFormat(nonce(question, [c.chunk.id for c in cands]), s.separator)
         return build_context(ranked, question, params, fmt, p.counter, p.scorer)
 
@@ -291,11 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     rep = Report("query", args.json)
-    paragraphs, all_questions = load_squad(squad_path(args.squad))
-    if args.limit:
-        paragraphs = paragraphs[: args.limit]
-        all_questions = [q for q in all_questions if q.paragraph < args.limit]
-    pool = distinct(all_questions, len(all_questions))
+    paragraphs, all_questions = load_squad(squad_path(args.squad), args.limit)
+    pool = distinct(all_questions)
     random.Random(args.seed).shuffle(pool)
     warm = pool[:3]
     questions = pool[3 : 3 + args.questions]

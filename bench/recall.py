@@ -52,10 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     from core.pipeline import Pipeline
     from ingest.sync import ingest_paths
 
-    paragraphs, questions = load_squad(squad_path(args.squad))
-    if args.limit:
-        paragraphs = paragraphs[: args.limit]
-        questions = [q for q in questions if q.paragraph < args.limit]
+    paragraphs, questions = load_squad(squad_path(args.squad), args.limit)
     asked = [q for q in questions if q.answerable]
     report = Report("recall", args.json)
     with workdir(args.keep) as work:

@@ -62,7 +62,16 @@ def extractive_answer(
     may_refuse: bool = True,
 ) -> Draft:
     """Up to max_sentences best-supported sentences, each followed by its (source)."""
-    scored = score_sentences(question, entries, scorer)
+    return answer_from_scored(
+        score_sentences(question, entries, scorer), refusal, min_score, max_sentences, may_refuse
+    )
+
+
+def answer_from_scored(
+    scored: Sequence[Scored], refusal: str, min_score: float, max_sentences: int = 3, may_refuse: bool = True
+) -> Draft:
+    """The extractive answer from already scored sentences (the eval replays thresholds on one
+    scoring)."""
     if not scored:
         return Draft(refusal, (), True, "no usable sentence in the injected context")
     picked, best = select_sentences(scored, min_score, max_sentences, may_refuse)

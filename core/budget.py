@@ -13,6 +13,7 @@ exceeded.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -67,6 +68,11 @@ class Context:
 
     def count(self, fate: Fate) -> int:
         return sum(1 for e in self.ledger if e.fate == fate)
+
+
+def in_evidence_order(candidates: Sequence[Candidate], order: str) -> list[Candidate]:
+    """The candidates in the order the budget walks them: retrieval rank ("rank") or similarity."""
+    return list(candidates) if order == "rank" else sorted(candidates, key=lambda c: -c.score)
 
 
 def _render(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
@@ -180,7 +186,8 @@ def build_context(
     for i, pos, render in capped:
         left = params.budget - used
         old = fates[i]
-        if left <= 0 or old is None:
+        assert old is not None  # set when the extract was capped
+        if left <= 0:
             break
         c = candidates[i]
         full = render(c.chunk.text)
@@ -193,7 +200,7 @@ def build_context(
         fate, text, full, cost = grown
         used += cost - old.injected_tokens
         entries[pos] = full
-        fates[i] = _entry(c, counter, fate, text, cost)
+        fates[i] = dataclasses.replace(old, fate=fate, injected_text=text, injected_tokens=cost)
 
     knowledge = fmt.block(entries)
     total = counter.count(knowledge)

@@ -109,13 +109,7 @@ class SentenceTransformerEmbedder:
             self._table = weights.detach().cpu().numpy().astype(np.float32)
         with self._tok_lock:  # HF fast tokenizers are not safe to call from several threads
             ids = self._tokenizer(list(texts), add_special_tokens=False, truncation=False)["input_ids"]
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, row in enumerate(ids):
-            if row:
-                out[i] = self._table[row].mean(axis=0)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return out / norms
+        return mean_rows(self._table, ids, self.dim)
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Word-piece counts without the special tokens, as the model would see them."""
@@ -125,6 +119,18 @@ class SentenceTransformerEmbedder:
             encoded = self._tokenizer(list(texts), add_special_tokens=False, truncation=False)
         encoded = encoded["input_ids"]
         return [len(ids) for ids in encoded]
+
+
+def mean_rows(table: np.ndarray, rows: Sequence[Sequence[int]], dim: int) -> np.ndarray:
+    """Per row of word-piece ids, the normalised mean of those rows of the embedding table
+    (a zero vector for an empty row): the static embedding both backends share."""
+    out = np.zeros((len(rows), dim), dtype=np.float32)
+    for i, ids in enumerate(rows):
+        if ids:
+            out[i] = table[list(ids)].mean(axis=0)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return out / norms
 
 
 @functools.lru_cache(maxsize=4)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from core.config import PROJECT_ROOT
+from core.embed import mean_rows
 from core.errors import SettingsError
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,6 @@ class OnnxEmbedder:
         batch_size: int = 64,
         cache_dir: str | Path | None = None,
         quantize: bool = True,
-        threads: int | None = None,
     ) -> None:
         try:
             import onnxruntime as ort
@@ -91,7 +91,7 @@ class OnnxEmbedder:
         cache = Path(cache_dir) if cache_dir else DEFAULT_CACHE
         onnx_file = self._ensure_export(cache)
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
+        opts.intra_op_num_threads = os.cpu_count() or 1
         opts.inter_op_num_threads = 1
         # no busy-waiting workers: spinning threads collapse under any other load on few cores
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -138,10 +138,6 @@ class OnnxEmbedder:
             out[idx] = self._run([encoded[i].ids for i in idx])
         return out
 
-    def raw_encode(self, texts: Sequence[str]) -> np.ndarray:
-        """The encoder alone (what bench/ingest.py compares ingest throughput against)."""
-        return self.embed(texts)
-
     def _run(self, rows: list[list[int]]) -> np.ndarray:
         width = max(len(r) for r in rows)
         ids = np.full((len(rows), width), self._pad_id, dtype=np.int64)
@@ -166,14 +162,8 @@ class OnnxEmbedder:
 
     def static_embed(self, texts: Sequence[str]) -> np.ndarray:
         """Cheap normalised vectors: the mean of the model's input word-piece embeddings."""
-        table = self._word_table()
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, e in enumerate(self._counter.encode_batch(list(texts), add_special_tokens=False)):
-            if e.ids:
-                out[i] = table[e.ids].mean(axis=0)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return out / norms
+        rows = [e.ids for e in self._counter.encode_batch(list(texts), add_special_tokens=False)]
+        return mean_rows(self._word_table(), rows, self.dim)
 
     def _word_table(self) -> np.ndarray:
         with self._lock:

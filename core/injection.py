@@ -10,6 +10,7 @@ are in tests/test_injection.py.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -97,24 +98,23 @@ _INVISIBLE = frozenset(
 _FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 
 
-def _folded(text: str) -> tuple[str, list[int]]:
+# any character _folded would drop or fold (the rest of a text reads as it is)
+_SPECIAL = re.compile("[" + "".join(map(re.escape, sorted(_INVISIBLE))) + "\uff01-\uff5e\u3000]")
+
+
+def _folded(text: str) -> tuple[str, Sequence[int]]:
     """The text as a model reads it (invisible characters dropped, full-width folded to ASCII),
     and for each of its characters the index of the original character."""
+    if text.isascii() or _SPECIAL.search(text) is None:  # the common case: nothing to fold
+        return text, range(len(text))
     keep = [i for i, ch in enumerate(text) if ch not in _INVISIBLE]
     return "".join(text[i] for i in keep).translate(_FULLWIDTH), keep
 
 
-def _plain(text: str) -> bool:
-    """No invisible or full-width characters: the text reads as it is (the common case)."""
-    return text.isascii() or not any(
-        ch in _INVISIBLE or "\uff01" <= ch <= "\uff5e" or ch == "\u3000" for ch in text
-    )
-
-
+@functools.lru_cache(maxsize=8192)
 def is_instruction_like(text: str) -> bool:
-    """True when text reads like instructions to the model rather than content."""
-    if _plain(text):
-        return bool(_INSTRUCTION.search(text))
+    """True when text reads like instructions to the model rather than content (cached: every
+    question's ledger checks its candidates again)."""
     return bool(_INSTRUCTION.search(_folded(text)[0]))
 
 

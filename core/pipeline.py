@@ -13,7 +13,7 @@ from typing import Any
 
 from core import refusal
 from core.answer import Draft, extractive_answer, llm_answer
-from core.budget import BudgetParams, Context, build_context
+from core.budget import BudgetParams, Context, build_context, in_evidence_order
 from core.classify import classify
 from core.config import Settings
 from core.embed import Embedder
@@ -99,14 +99,15 @@ class Pipeline:
         cls = classify(question, None)
 
         t0 = time.perf_counter()
-        qvec = self.retriever.embed_query(query)
-        candidates = self.retriever.search(query, s.top_k, query_vector=qvec)
+        candidates = self.retriever.search(query, s.top_k)  # embeds the query beside the lexical search
+        qvec = self.retriever.embed_query(query)  # cached by the search
         retrieval_ms = (time.perf_counter() - t0) * 1000
 
         t1 = time.perf_counter()
         built = self._build(question, query, candidates, history, cls.query_type, baseline)
         budgeting_ms = (time.perf_counter() - t1) * 1000
-        top_score = max((c.score for c in candidates), default=None)
+        # rounded as traced, so the eval's replay of the refusal rule sees the value decided on
+        top_score = max((round(c.score, 4) for c in candidates), default=None)
 
         def decide(b: _Built) -> refusal.Decision:
             if baseline:
@@ -175,7 +176,7 @@ class Pipeline:
             "budgeting_ms": round(budgeting_ms, 3),
             "answer_ms": round(answer_ms, 3),
             "total_ms": round((time.perf_counter() - t_start) * 1000, 3),
-            "top_score": round(top_score, 4) if top_score is not None else None,
+            "top_score": top_score,
             "evidence_overlap": built.overlap,
             "knowledge_budget": params.budget if not baseline else None,
             "prompt_limit": s.prompt_limit,
@@ -269,8 +270,7 @@ class Pipeline:
             params = BudgetParams(budget=10**9, min_score=0.0, dedupe=False)
         else:
             params = BudgetParams.from_settings(s, max(0, min(s.knowledge_budget, room)))
-        order = s.evidence_order
-        ranked = candidates if baseline or order == "rank" else sorted(candidates, key=lambda c: -c.score)
+        ranked = candidates if baseline else in_evidence_order(candidates, s.evidence_order)
         context = build_context(ranked, query, params, fmt, self.counter, self.scorer)
         knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
         prompt = assemble(self.counter, system, procedure, knowledge, memory, history_msgs, user)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -41,35 +40,10 @@ class Retriever:
         self.settings = settings
         self.index = index
         self.embedder = embedder
-        self._lock = threading.Lock()
         self._embed_cached = functools.lru_cache(maxsize=512)(self._embed_one)
-        self._prefetched: OrderedDict[tuple[str, int, int], Future[list[tuple[str, float]]]] = OrderedDict()
 
     def _embed_one(self, text: str) -> np.ndarray:
-        # first sight of a question: start its lexical search now, so FTS5 (SQLite releases the
-        # GIL) runs on the other core while the query is embedded; search() picks the result up
-        self._prefetch_lexical(text)
         return self.embedder.embed([text])[0]
-
-    def _prefetch_lexical(self, question: str) -> None:
-        mode = self.settings.retrieval_mode
-        if mode == "dense":
-            return
-        n = _lexical_k(mode, self.settings.top_k)
-        key = (question, n, self.index.version)
-        future = _lexical_pool().submit(self.index.lexical.search, question, n)
-        with self._lock:
-            self._prefetched[key] = future
-            while len(self._prefetched) > 8:  # prefetches nobody searched for
-                self._prefetched.popitem(last=False)
-
-    def _lexical_search(self, question: str, n: int) -> list[tuple[str, float]]:
-        """index.lexical.search, answered by the prefetch when one ran for this index version."""
-        with self._lock:
-            future = self._prefetched.pop((question, n, self.index.version), None)
-        if future is not None:
-            return future.result()
-        return self.index.lexical.search(question, n)
 
     def embed_query(self, question: str) -> np.ndarray:
         """The question's normalised embedding (cached: replays and follow-ups reuse it)."""
@@ -80,16 +54,22 @@ class Retriever:
     ) -> list[Candidate]:
         """Top-k candidates in rank order (no score filter: the ledger records low scores)."""
         mode = mode or self.settings.retrieval_mode
+        pending = None
+        if mode != "dense":
+            # FTS5 (SQLite releases the GIL) runs on the other core while the query is embedded
+            # and Chroma searched
+            pending = _lexical_pool().submit(self.index.lexical.search, question, _lexical_k(mode, k))
         q = self.embed_query(question) if query_vector is None else query_vector
-        if mode == "dense":
+        if pending is None:
             found = _candidates(self.index.vectors.query(q, k), q)[:k]
             return [_with_ranks(c, r, None) for r, c in enumerate(found, 1)]
-        lexical = self._lexical_search(question, _lexical_k(mode, k))
         if mode == "lexical":
+            lexical = pending.result()
             return self._fetch(
                 [cid for cid, _ in lexical], q, {}, {cid: r for r, (cid, _) in enumerate(lexical, 1)}
             )[:k]
         dense = _candidates(self.index.vectors.query(q, k * 2), q)
+        lexical = pending.result()
         dense_rank = {c.chunk.id: r for r, c in enumerate(dense, 1)}
         lex_rank = {cid: r for r, (cid, _) in enumerate(lexical, 1)}
         fused = rrf([list(dense_rank), list(lex_rank)], self.settings.rrf_k)[:k]
@@ -173,18 +153,3 @@ def _candidates(result: Mapping[str, Any], q: np.ndarray, from_get: bool = False
             Candidate(chunk, min(1.0, max(0.0, sim)), tuple(emb.tolist()) if emb is not None else None)
         )
     return out
-
-
-def retrieve(question: str, k: int | None = None, settings: Settings | None = None) -> list[Candidate]:
-    """Top-k candidates above the min score, with the shared index and embedder of settings
-    (loaded from the environment when not given)."""
-    from core.config import load_settings
-
-    s = settings or load_settings()
-    return _shared_retriever(s).retrieve(question, k)
-
-
-def _shared_retriever(s: Settings) -> Retriever:
-    from core.resources import get_index, get_resources
-
-    return Retriever(s, get_index(s), get_resources(s).embedder)

@@ -50,6 +50,9 @@ class Fate(StrEnum):
     BELOW_MIN_SCORE = "below_min_score"
 
 
+INCLUDED_FATES = frozenset({Fate.KEPT, Fate.SUMMARISED, Fate.TRUNCATED})  # the fates that inject text
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One candidate's fate, its token cost and the text as injected (if any)."""
@@ -70,4 +73,4 @@ class LedgerEntry:
 
     @property
     def included(self) -> bool:
-        return self.fate in (Fate.KEPT, Fate.SUMMARISED, Fate.TRUNCATED)
+        return self.fate in INCLUDED_FATES

@@ -22,16 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from core import refusal
-from core.answer import Scored, cite, score_sentences, select_sentences
+from core.answer import Scored, answer_from_scored, score_sentences
 from core.config import Settings
 from core.eval.datasets import Dataset, Question, slug
 from core.eval.metrics import Record, is_correct, keyterm_recall, strip_citations
 from core.pipeline import Answer, Pipeline
-from core.types import Fate
+from core.types import INCLUDED_FATES, Fate
 
 log = logging.getLogger(__name__)
 
-INCLUDED = {Fate.KEPT.value, Fate.SUMMARISED.value, Fate.TRUNCATED.value}
+INCLUDED = {f.value for f in INCLUDED_FATES}
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def ingest_dataset(settings: Settings, ds: Dataset) -> dict[str, Any]:
 
 
 # the best thing that happened to any chunk of the gold document, best first
-_FATE_ORDER = ("kept", "summarised", "truncated", "duplicate", "over_budget", "below_min_score")
+_FATE_ORDER = tuple(f.value for f in Fate)  # best first
 
 
 def _gold_flags(
@@ -103,8 +103,11 @@ def _gold_flags(
     if not gold:
         return False, False, "not_retrieved", None
     fates = [f for _, f in gold]
-    best = min(fates, key=lambda f: _FATE_ORDER.index(f) if f in _FATE_ORDER else len(_FATE_ORDER))
-    return True, any(f in INCLUDED for f in fates), best, gold[0][0]
+    return True, any(f in INCLUDED for f in fates), _best_fate(fates), gold[0][0]
+
+
+def _best_fate(fates: list[Any]) -> Any:
+    return min(fates, key=lambda f: _FATE_ORDER.index(f) if f in _FATE_ORDER else len(_FATE_ORDER))
 
 
 def _answer_fate(q: Question, trace: dict[str, Any], bearing: set[str]) -> tuple[bool | None, str | None]:
@@ -116,16 +119,12 @@ def _answer_fate(q: Question, trace: dict[str, Any], bearing: set[str]) -> tuple
     "over_budget"), or "not_retrieved" when no retrieved chunk contains the answer."""
     if q.kind != "answerable" or not q.gold:
         return None, None
-    chunks = trace.get("chunks") or []
-    injected = any(
-        c.get("fate") in INCLUDED and contains_gold(c.get("injected_text") or "", q) for c in chunks
-    )
-    if injected:
+    if _gold_chunk_ids(q, trace):
         return True, "injected"
-    fates = [c.get("fate") for c in chunks if c.get("chunk_id") in bearing]
+    fates = [c.get("fate") for c in trace.get("chunks") or [] if c.get("chunk_id") in bearing]
     if not fates:
         return False, "not_retrieved"
-    return False, min(fates, key=lambda f: _FATE_ORDER.index(f) if f in _FATE_ORDER else len(_FATE_ORDER))
+    return False, _best_fate(fates)
 
 
 def contains_gold(text: str, q: Question) -> bool:
@@ -133,12 +132,13 @@ def contains_gold(text: str, q: Question) -> bool:
     return bool(text) and is_correct(text, q.gold, q.match, q.q, "\x00")
 
 
-def _bearing(q: Question, baseline_trace: dict[str, Any]) -> set[str]:
+def _gold_chunk_ids(q: Question, trace: dict[str, Any]) -> set[str]:
+    """Ids of the trace's injected chunks whose injected text holds a gold answer."""
     if q.kind != "answerable" or not q.gold:
         return set()
     return {
         c["chunk_id"]
-        for c in baseline_trace.get("chunks") or []
+        for c in trace.get("chunks") or []
         if c.get("fate") in INCLUDED and contains_gold(c.get("injected_text") or "", q)
     }
 
@@ -197,11 +197,9 @@ def pick(
     scored: Sequence[Scored], refusal_sentence: str, min_score: float, max_sentences: int = 3
 ) -> tuple[str, bool]:
     """The extractive answerer's selection step at one threshold: (text, refused), with the
-    sentences scored once (core.answer.select_sentences, the answerer's own selection)."""
-    picked, _ = select_sentences(scored, min_score, max_sentences)
-    if not picked:
-        return refusal_sentence, True
-    return " ".join(cite(x.sentence, x.label) for x in picked), False
+    sentences scored once (core.answer.answer_from_scored, the answerer's own last step)."""
+    d = answer_from_scored(scored, refusal_sentence, min_score, max_sentences)
+    return d.text, d.refused
 
 
 def _answerer_grid(
@@ -264,7 +262,7 @@ def run_dataset(
                 configured.refusal_tau, configured.min_context_tokens,
                 e.trace["evidence_overlap"], configured.refusal_min_overlap,
             )  # fmt: skip
-            bearing = _bearing(q, b.trace)  # both setups retrieve the same chunks for a question
+            bearing = _gold_chunk_ids(q, b.trace)  # both setups retrieve the same chunks for a question
             base_recs.append(_record(q, b, "baseline", mode, configured.refusal_sentence, None, bearing))
             rec = _record(q, e, "engineered", mode, configured.refusal_sentence, decision, bearing)
             eng_recs.append(rec)

@@ -40,7 +40,6 @@ OBJECTIVES = {
         "on unanswerable and out-of-scope questions)"
     ),
 }
-OBJECTIVE = OBJECTIVES["balanced"]
 
 
 def describe(objective: str, max_acc_loss: float = MAX_ACC_LOSS) -> str:
@@ -172,9 +171,6 @@ def sweep(
             default=None,
         ),
     }
-    for name, p in best.items():
-        if p is not None:
-            p.setdefault("best_for", []).append(name)
     cur_ams = min(amss, key=lambda a: abs(a - current["answer_min_similarity"]))
     cur = evaluate(
         current["tau"], int(current["min_context_tokens"]), cur_ams, float(current.get("min_overlap", 1.0))
