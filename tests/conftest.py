@@ -63,3 +63,18 @@ def sample_copy(tmp_path: Path, sample_store: Settings) -> Iterator[Settings]:
 
 def index_of(s: Settings):  # noqa: ANN201 - tiny helper
     return get_index(s)
+
+
+def chunks_by_source(s: Settings) -> dict[str, list[str]]:
+    """The stored chunk texts of each source."""
+    got = get_index(s).vectors.collection.get(include=["documents", "metadatas"])
+    out: dict[str, list[str]] = {}
+    for doc, meta in zip(got["documents"], got["metadatas"], strict=True):
+        out.setdefault(str(meta["source"]), []).append(doc)
+    return out
+
+
+def docs_by_id(s: Settings) -> dict[str, str]:
+    """The stored chunk texts by chunk id."""
+    got = get_index(s).vectors.collection.get(include=["documents"])
+    return dict(zip(got["ids"], got["documents"], strict=True))

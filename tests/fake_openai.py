@@ -47,6 +47,15 @@ BEHAVIOURS = frozenset(
         "stall_stream",
     }
 )
+FAULTS = [*sorted(BEHAVIOURS - {"ok"}), "refused"]  # every fault the fake server can play (+ no server)
+STREAM_ONLY = {"malformed_sse", "broken_stream", "truncated_stream", "stall_stream"}
+# (mode, fault) pairs a client can meet: stream-only faults only when streaming
+FAULT_CASES = [
+    (mode, fault)
+    for mode in ("complete", "stream")
+    for fault in FAULTS
+    if mode == "stream" or fault not in STREAM_ONLY
+]
 
 
 @dataclass

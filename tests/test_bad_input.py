@@ -26,8 +26,10 @@ import pytest
 from core.config import Settings, load_settings
 from core.errors import ContextLensError
 from core.resources import Resources, forget_indexes, get_index
+from ingest.loaders import SUPPORTED
 from ingest.sync import SyncReport, ingest_paths
-from tests.conftest import ROOT, make_settings
+from ingest.uploads import sanitise_name, save_and_ingest, uploads_dir
+from tests.conftest import ROOT, chunks_by_source, make_settings
 from tests.pdfs import make_pdf
 
 GOOD = (
@@ -56,15 +58,6 @@ def snapshot(s: Settings) -> dict[str, Any]:
     }
     files = {(r.root, r.source): (r.file_hash, r.chunk_ids) for r in index.lexical.all_files()}
     return {"chroma": chroma, "lexical": index.lexical.ids(), "files": files, "count": index.count()}
-
-
-def sources(s: Settings) -> dict[str, list[str]]:
-    """Stored chunk texts by source."""
-    got = get_index(s).vectors.collection.get(include=["documents", "metadatas"])
-    out: dict[str, list[str]] = {}
-    for doc, meta in zip(got["documents"], got["metadatas"], strict=True):
-        out.setdefault(str(meta["source"]), []).append(doc)
-    return out
 
 
 def assert_clear(message: str) -> None:
@@ -213,7 +206,7 @@ def test_bad_files_in_a_folder_are_each_reported_once(
         before = snapshot(store)
         report = ingest_paths(store, [folder])
         # a folder skips files of unsupported types silently (they are not documents we index)
-        listed = [b.name for b in BAD if Path(b.name).suffix.lower() in (".txt", ".md", ".pdf", ".html")]
+        listed = [b.name for b in BAD if Path(b.name).suffix.lower() in SUPPORTED]
         assert sorted(e["file"] for e in report.errors) == sorted(listed)
         for e in report.errors:
             assert_clear(e["message"])
@@ -299,7 +292,7 @@ def test_other_encodings_are_decoded_and_retrievable(
         f.write_bytes(data)
         report = ingest_paths(s, [f])
         assert report.errors == [] and report.files_changed == 1
-        stored = sources(s)[name]
+        stored = chunks_by_source(s)[name]
         assert " ".join(stored) == text  # decoded exactly: the accented/CJK words as written
         hits = get_index(s).lexical.search(query, 5)
         assert hits, f"lexical search for {query!r} found nothing"
@@ -387,7 +380,7 @@ def test_dotdot_in_the_path_is_resolved(store: Settings, tmp_path: Path) -> None
         (folder / "a" / "inner.md").write_text("The Plover valve opens at 3 bar.", encoding="utf-8")
         report = ingest_paths(store, [folder / "a" / ".." / ".." / "tree"])
         assert report.errors == [] and report.added_sources == ["a/inner.md"]
-        assert not [src for src in sources(store) if ".." in src.split("/")]
+        assert not [src for src in chunks_by_source(store) if ".." in src.split("/")]
 
     _record("name: ../ in path", run)
 
@@ -416,7 +409,7 @@ def test_very_long_names(
         f.write_text("The Albatross glider has a 21 metre wingspan.", encoding="utf-8")
         report = ingest_paths(store, [f])
         assert report.errors == [] and report.added_sources == [long_name]
-        assert sources(store)[long_name] == ["The Albatross glider has a 21 metre wingspan."]
+        assert chunks_by_source(store)[long_name] == ["The Albatross glider has a 21 metre wingspan."]
         before = snapshot(store)
         too_long = tmp_path / ("x" * 300 + ".txt")
         report = ingest_paths(store, [too_long, tmp_path / ("d" * 300) / "a.txt"])
@@ -445,7 +438,7 @@ def test_non_ascii_names(store: Settings, tmp_path: Path, resources: Resources) 
         report = ingest_paths(store, [folder])
         assert report.errors == []
         assert sorted(report.added_sources) == sorted(names)
-        stored = sources(store)
+        stored = chunks_by_source(store)
         for name in names:
             assert stored[name], name
         assert "descaling" in stored["naïve café – notes.html"][0]
@@ -479,24 +472,11 @@ UPLOAD_NAMES = [
 ]
 
 
-def _uploads() -> Any:
-    return pytest.importorskip("ingest.uploads", reason="ingest/uploads.py not written yet")
-
-
-def _sanitiser(mod: Any) -> Callable[[str], str]:
-    for name in ("safe_name", "sanitize_name", "sanitise_name", "safe_filename", "sanitize_filename"):
-        fn = getattr(mod, name, None)
-        if callable(fn):
-            return fn
-    pytest.skip("ingest.uploads has no name sanitiser")
-
-
 @pytest.mark.parametrize("raw", UPLOAD_NAMES, ids=[repr(n[:20]) for n in UPLOAD_NAMES])
 def test_upload_names_are_sanitised(raw: str) -> None:
     def run() -> None:
-        fn = _sanitiser(_uploads())
         try:
-            name = fn(raw)
+            name = sanitise_name(raw)
         except ContextLensError as e:  # refusing a name outright is fine, with a clear message
             assert_clear(str(e))
             return
@@ -508,30 +488,23 @@ def test_upload_names_are_sanitised(raw: str) -> None:
     _record(f"upload name: {raw[:20]!r}", run)
 
 
-def test_upload_of_bad_files_reports_and_keeps_index(store: Settings, tmp_path: Path) -> None:
+def test_upload_of_bad_files_reports_and_keeps_index(store: Settings) -> None:
     """The UI path: save_and_ingest(settings, [(name, bytes)]) → one message per bad upload."""
 
     def run() -> None:
-        mod = _uploads()
-        fn = getattr(mod, "save_and_ingest", None)
-        if not callable(fn):
-            pytest.skip("ingest.uploads.save_and_ingest not written yet")
         s = store
         before = snapshot(s)
         files = [(b.name, b.make()) for b in BAD] + [("../../escape.txt", b""), ("nul\x00.txt", b"")]
-        try:
-            result = fn(s, files)
-        except TypeError:
-            pytest.skip("save_and_ingest has another signature; the UI owner tests it")
-        report = result.as_dict() if hasattr(result, "as_dict") else result
-        errors = report["errors"] if isinstance(report, dict) else report.errors
+        errors = save_and_ingest(s, files).errors
         assert len(errors) == len(files), errors
         for e in errors:
             assert_clear(e["message"])
         assert snapshot(s) == before
-        assert not (tmp_path / "escape.txt").exists() and not (tmp_path.parent / "escape.txt").exists()
-        folder = mod.uploads_dir(s) if hasattr(mod, "uploads_dir") else None
-        if folder is not None and folder.exists():  # refused files leave nothing behind
+        folder = uploads_dir(s)
+        assert (
+            not (folder.parent / "escape.txt").exists() and not (folder.parent.parent / "escape.txt").exists()
+        )
+        if folder.exists():  # refused files leave nothing behind
             assert [p.name for p in folder.iterdir()] == []
 
     _record("upload: bad files through save_and_ingest", run)
@@ -539,17 +512,13 @@ def test_upload_of_bad_files_reports_and_keeps_index(store: Settings, tmp_path: 
 
 def test_50_mb_upload_is_refused_before_it_is_written(store: Settings) -> None:
     def run() -> None:
-        mod = _uploads()
-        fn = getattr(mod, "save_and_ingest", None)
-        if not callable(fn):
-            pytest.skip("ingest.uploads.save_and_ingest not written yet")
         before = snapshot(store)
         data = b"The quick brown fox jumps over the lazy dog near the river bank.\n" * 820_000  # ~52 MB
-        report = fn(store, [("huge.txt", data)])
+        report = save_and_ingest(store, [("huge.txt", data)])
         message = _single_error(report, "huge.txt")
         assert "MB" in message and "limit" in message, message
         assert snapshot(store) == before
-        assert not (mod.uploads_dir(store) / "huge.txt").exists()
+        assert not (uploads_dir(store) / "huge.txt").exists()
 
     _record("upload: 50 MB file", run)
 

@@ -22,7 +22,7 @@ from core.config import Settings
 from core.pipeline import Answer, Pipeline
 from core.resources import Resources, get_index
 from ingest.sync import ingest_paths
-from tests.conftest import ROOT
+from tests.conftest import ROOT, docs_by_id
 
 pytestmark = pytest.mark.slow
 
@@ -63,11 +63,6 @@ def _questions() -> list[str]:
     return old + NEW_QUESTIONS
 
 
-def _docs(s: Settings) -> dict[str, str]:
-    got = get_index(s).vectors.collection.get(include=["documents"])
-    return dict(zip(got["ids"], got["documents"], strict=True))
-
-
 def test_16_questions_while_ingesting(sample_copy: Settings, tmp_path: Path, resources: Resources) -> None:
     s = sample_copy.model_copy(update={"trace_path": tmp_path / "traces.jsonl"})
     folder = tmp_path / "new-docs"
@@ -78,7 +73,7 @@ def test_16_questions_while_ingesting(sample_copy: Settings, tmp_path: Path, res
     assert len(questions) == N_QUESTIONS
 
     pipe = Pipeline(s, backend=None)  # one shared pipeline, as the UI's cached resource
-    before_docs = _docs(s)
+    before_docs = docs_by_id(s)
     alone_before = {q: pipe.ask(q, record=False).text for q in questions}
 
     barrier = threading.Barrier(N_QUESTIONS + 1)
@@ -118,7 +113,7 @@ def test_16_questions_while_ingesting(sample_copy: Settings, tmp_path: Path, res
     assert report["errors"] == [] and sorted(report["added_sources"]) == sorted(NEW_DOCS)
     assert len(answers) == N_QUESTIONS
 
-    after_docs = _docs(s)
+    after_docs = docs_by_id(s)
     index = get_index(s)
     assert set(after_docs) == index.lexical.ids() and set(before_docs) <= set(after_docs)
     new_ids = set(after_docs) - set(before_docs)

@@ -110,19 +110,26 @@ def _manifest(store: Path) -> dict[str, str]:
         return {}  # schema not created yet
 
 
-def _live_counts(store: Path) -> tuple[int, int]:
-    """(vectors in Chroma's SQLite, chunks in the lexical index) of a store being written, or -1s."""
+def _counts(store: Path, timeout: float) -> tuple[int, int, object]:
+    """(vectors in Chroma's own SQLite, chunks in the lexical index, the lexical dirty flag row)."""
+    conn = sqlite3.connect(f"file:{store / 'chroma.sqlite3'}?mode=ro", uri=True, timeout=timeout)
     try:
-        conn = sqlite3.connect(f"file:{store / 'chroma.sqlite3'}?mode=ro", uri=True, timeout=0.05)
-        try:
-            vectors = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
-        finally:
-            conn.close()
-        conn = sqlite3.connect(store / "lexical-contextlens.sqlite3", timeout=1)
-        try:
-            chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-        finally:
-            conn.close()
+        vectors = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+    finally:
+        conn.close()
+    conn = sqlite3.connect(store / "lexical-contextlens.sqlite3", timeout=timeout)
+    try:
+        chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        dirty = conn.execute("SELECT value FROM state WHERE key = 'dirty'").fetchone()
+    finally:
+        conn.close()
+    return vectors, chunks, dirty
+
+
+def _live_counts(store: Path) -> tuple[int, int]:
+    """(vectors, chunks) of a store being written, or -1s."""
+    try:
+        vectors, chunks, _ = _counts(store, 0.05)
     except sqlite3.Error:
         return -1, -1  # not created yet, or busy this instant
     return vectors, chunks
@@ -155,17 +162,7 @@ def _complete(corpus: Path, store: Path) -> dict[str, Any]:
 
 def _chroma_rows(store: Path) -> tuple[int, int]:
     """(vectors in Chroma's own SQLite, chunks in the lexical index), read after a kill."""
-    conn = sqlite3.connect(f"file:{store / 'chroma.sqlite3'}?mode=ro", uri=True, timeout=5)
-    try:
-        vectors = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
-    finally:
-        conn.close()
-    conn = sqlite3.connect(store / "lexical-contextlens.sqlite3", timeout=5)
-    try:
-        chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-        dirty = conn.execute("SELECT value FROM state WHERE key = 'dirty'").fetchone()
-    finally:
-        conn.close()
+    vectors, chunks, dirty = _counts(store, 5)
     assert dirty is not None, "a killed run must leave the dirty flag for the next run"
     return vectors, chunks
 
@@ -256,12 +253,14 @@ def crashed_then_converged(tmp_path_factory: pytest.TempPathFactory, resources: 
     )
     got = state(_open(store))
     forget_indexes()
-    return {"tmp": tmp, "corpus": corpus, "store": store, "state": got, "summary": summary}
+    # the clean reference of v1, made now: a later test changes the corpus to v2
+    clean = _clean(corpus, tmp / "clean-v1")
+    return {"tmp": tmp, "corpus": corpus, "store": store, "state": got, "summary": summary, "clean": clean}
 
 
 def test_killed_ingest_converges_to_a_clean_run(crashed_then_converged: dict[str, Any]) -> None:
     got = crashed_then_converged["state"]
-    clean = _clean(crashed_then_converged["corpus"], crashed_then_converged["tmp"] / "clean-v1")
+    clean = crashed_then_converged["clean"]
     assert clean["count"] > 512, "the corpus must span several write batches"
     assert_converged(got, clean)
     # the re-run resumed: files finished before the kills were not embedded again

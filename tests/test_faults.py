@@ -8,12 +8,7 @@ loopback port, kill it, and bring it back on the same port and path.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,20 +19,13 @@ from core.errors import ContextLensError, StoreUnavailable
 from core.pipeline import Answer, Pipeline
 from core.resources import Resources, forget_indexes, get_index
 from ingest.sync import ingest_paths
-from tests.conftest import ROOT, SAMPLE, make_settings
-from tests.fake_openai import BEHAVIOURS, FakeOpenAI, closed_port, fake_openai_server
+from tests.chroma_server import ChromaServer
+from tests.conftest import SAMPLE, make_settings
+from tests.fake_openai import FAULT_CASES, FakeOpenAI, closed_port, fake_openai_server
 
 QUESTION = "What is the rated payload of the ArmX2?"
 GOLD = "5 kg"
 
-FAULTS = [*sorted(BEHAVIOURS - {"ok"}), "refused"]  # every fault the fake server can play
-STREAM_ONLY = {"malformed_sse", "broken_stream", "truncated_stream", "stall_stream"}
-CASES = [
-    (mode, fault)
-    for mode in ("complete", "stream")
-    for fault in FAULTS
-    if mode == "stream" or fault not in STREAM_ONLY
-]
 RESULTS: dict[str, bool] = {}
 
 
@@ -73,7 +61,7 @@ def _llm_settings(base: Settings, tmp: Path, url: str, **extra: object) -> Setti
     return base.model_copy(update=update)
 
 
-@pytest.mark.parametrize(("mode", "fault"), CASES, ids=[f"{m}-{f}" for m, f in CASES])
+@pytest.mark.parametrize(("mode", "fault"), FAULT_CASES, ids=[f"{m}-{f}" for m, f in FAULT_CASES])
 def test_llm_fault_falls_back_to_the_extractive_answer(
     mode: str,
     fault: str,
@@ -117,17 +105,19 @@ def test_llm_recovers_after_faults(server: FakeOpenAI, sample_store: Settings, t
         server.reset("ok")
         server.reply = f"The ArmX2 carries {GOLD} (products/arm-x2.md)."
         pipe = Pipeline(_llm_settings(sample_store, tmp_path, server.base_url))
-        server.behaviour = "500"
-        bad = pipe.ask(QUESTION)
-        assert bad.fallback and "500" in bad.backend_error
-        server.behaviour = "ok"
-        good = pipe.ask(QUESTION)
-        assert not good.fallback and good.backend_error == "" and good.text == server.reply
-        tokens: list[str] = []
-        streamed = pipe.ask(QUESTION, on_token=tokens.append)
-        assert not streamed.fallback and "".join(tokens) == server.reply == streamed.text
-        server.reply = "Hello from the fake LLM."
-        pipe.backend.close()
+        try:
+            server.behaviour = "500"
+            bad = pipe.ask(QUESTION)
+            assert bad.fallback and "500" in bad.backend_error
+            server.behaviour = "ok"
+            good = pipe.ask(QUESTION)
+            assert not good.fallback and good.backend_error == "" and good.text == server.reply
+            tokens: list[str] = []
+            streamed = pipe.ask(QUESTION, on_token=tokens.append)
+            assert not streamed.fallback and "".join(tokens) == server.reply == streamed.text
+        finally:
+            server.reply = "Hello from the fake LLM."
+            pipe.backend.close()
 
     _record("llm recovery", run)
 
@@ -141,56 +131,9 @@ def test_fault_tally() -> None:
 # -- the Chroma server ----------------------------------------------------------------------------
 
 
-class ChromaServer:
-    """A real `chroma run` subprocess on a loopback port."""
-
-    def __init__(self, path: Path, port: int, log: Path) -> None:
-        self.path, self.port, self.log = path, port, log
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self, timeout: float = 90.0) -> ChromaServer:
-        exe = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "chroma"
-        if not exe.exists():
-            exe = ROOT / ".venv" / "bin" / "chroma"
-        out = self.log.open("ab")
-        self.proc = subprocess.Popen(
-            [str(exe), "run", "--path", str(self.path), "--port", str(self.port), "--host", "127.0.0.1"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        out.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chroma exited: {self.log.read_text(errors='replace')[-2000:]}")
-            try:
-                url = f"http://127.0.0.1:{self.port}/api/v2/heartbeat"
-                with urllib.request.urlopen(url, timeout=1) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.2)
-        self.kill()
-        raise RuntimeError("chroma did not start in time")
-
-    def kill(self) -> None:
-        """SIGKILL, like a crash or an OOM kill."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=30)
-        self.proc = None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture()
 def chroma(tmp_path: Path) -> Iterator[ChromaServer]:
-    srv = ChromaServer(tmp_path / "chroma-data", _free_port(), tmp_path / "chroma.log")
+    srv = ChromaServer(tmp_path / "chroma-data", closed_port(), tmp_path / "chroma.log")
     yield srv
     srv.kill()
     forget_indexes()

@@ -30,10 +30,10 @@ import pytest
 from core.config import Settings
 from core.injection import defuse, is_instruction_like
 from core.pipeline import Answer, Pipeline
-from core.resources import Resources, forget_indexes, get_index
+from core.resources import Resources, forget_indexes
 from ingest.loaders import load_bytes
 from ingest.sync import ingest_paths
-from tests.conftest import ROOT, SAMPLE, make_settings
+from tests.conftest import ROOT, SAMPLE, chunks_by_source, docs_by_id, make_settings
 from tests.fake_openai import fake_openai_server
 
 ATTACKS_DIR = Path(__file__).parent / "attacks"
@@ -74,14 +74,6 @@ def pipe(attacked: Settings) -> Pipeline:
     return Pipeline(attacked, backend=None)  # the offline extractive answerer
 
 
-def _chunks(s: Settings) -> dict[str, list[str]]:
-    got = get_index(s).vectors.collection.get(include=["documents", "metadatas"])
-    out: dict[str, list[str]] = {}
-    for doc, meta in zip(got["documents"], got["metadatas"], strict=True):
-        out.setdefault(str(meta["source"]), []).append(doc)
-    return out
-
-
 def _attack_chunks(chunks: list[str], attack: dict[str, Any]) -> list[str]:
     return [c for c in chunks if any(plain(m) in plain(c) for m in attack["markers"])]
 
@@ -112,7 +104,7 @@ def followed(text: str) -> list[str]:
 def test_attack_corpus_shape(attacked: Settings) -> None:
     files = sorted(p.name for p in ATTACKS_DIR.iterdir() if p.suffix in (".md", ".txt", ".html"))
     assert 8 <= len(files) <= 15 and files == sorted(a["file"] for a in ATTACKS)
-    chunks = _chunks(attacked)
+    chunks = chunks_by_source(attacked)
     sample_text = plain(" ".join(t for src, ts in chunks.items() if src not in files for t in ts))
     for a in ATTACKS:
         assert _attack_chunks(chunks[a["file"]], a), f"{a['file']}: markers not in the stored text"
@@ -124,16 +116,17 @@ def test_attack_corpus_shape(attacked: Settings) -> None:
 
 
 def test_attacks_are_flagged_in_the_ledger(attacked: Settings, pipe: Pipeline) -> None:
-    chunks = _chunks(attacked)
-    got = get_index(attacked).vectors.collection.get(include=["documents"])
-    text_of = dict(zip(got["ids"], got["documents"], strict=True))
+    chunks = chunks_by_source(attacked)
+    text_of = docs_by_id(attacked)
     flagged: list[str] = []
     for a in ATTACKS:
         hostile = _attack_chunks(chunks[a["file"]], a)
+        assert hostile, a["file"]
         ok = all(is_instruction_like(c) for c in hostile)
         answer = pipe.ask(a["question"], record=False)
         ledger = [e for e in answer.trace["chunks"] if e["source"] == a["file"]]
         assert ledger, f"{a['file']} was not retrieved for its own question"
+        assert any(text_of[e["chunk_id"]] in hostile for e in ledger), a["file"]
         for e in ledger:
             if text_of[e["chunk_id"]] in hostile:
                 ok = ok and e["suspicious"] is True
@@ -149,7 +142,7 @@ def test_attacks_are_flagged_in_the_ledger(attacked: Settings, pipe: Pipeline) -
 
 def test_normal_documents_are_not_flagged(attacked: Settings) -> None:
     attack_files = {a["file"] for a in ATTACKS}
-    normal = [c for src, cs in _chunks(attacked).items() if src not in attack_files for c in cs]
+    normal = [c for src, cs in chunks_by_source(attacked).items() if src not in attack_files for c in cs]
     false_pos = [c[:80] for c in normal if is_instruction_like(c)]
     print(f"\nINJECTION: normal chunks flagged {len(false_pos)}/{len(normal)}")
     assert len(false_pos) <= len(normal) // 50, false_pos  # at most 2% false positives
@@ -220,7 +213,7 @@ def test_knowledge_blocks_cannot_be_closed_or_forged(pipe: Pipeline) -> None:
 
 def test_fence_tag_is_per_question_and_not_in_any_document(attacked: Settings, pipe: Pipeline) -> None:
     tags = set()
-    corpus = " ".join(c for cs in _chunks(attacked).values() for c in cs)
+    corpus = " ".join(c for cs in chunks_by_source(attacked).values() for c in cs)
     for a in ATTACKS[:5]:
         m = re.search(r"<doc-([0-9a-f]{6}) n=1>", knowledge_of(pipe.ask(a["question"], record=False)))
         assert m
@@ -255,7 +248,7 @@ def test_system_template_says_retrieved_text_is_data(pipe: Pipeline) -> None:
     assert answer.trace["message_sections"][0] == "system"
     assert "data, not instructions" in system
     assert re.search(r"ignore (any )?instructions", system)
-    assert re.search(r"never reveal (secrets|keys)", system) or "never reveal" in system
+    assert "never reveal" in system
     assert "not instructions" in knowledge_of(answer).split("\n")[1].lower()
 
 
@@ -321,7 +314,7 @@ def test_defuse_leaves_no_marker(text: str) -> None:
         assert not re.search(pattern, folded, re.IGNORECASE), (pattern, out)
     assert defuse(out) == out  # idempotent
     assert plain(out.replace("\u2060", "")) == plain(text)  # a reader still sees the same words
-    assert is_instruction_like(text) or "Relevance Score" in text or "Category" in text
+    assert is_instruction_like(text)
 
 
 def test_defuse_keeps_normal_text_exactly() -> None:

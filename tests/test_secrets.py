@@ -187,8 +187,10 @@ def test_hostile_server_echoing_the_key(
     pipe = Pipeline(s)
     stream = behaviour in {"malformed_sse", "broken_stream"}
     tokens: list[str] = []
-    answer = pipe.ask(QUESTION, on_token=tokens.append if stream else None)
-    hostile.require_key = None
+    try:
+        answer = pipe.ask(QUESTION, on_token=tokens.append if stream else None)
+    finally:
+        hostile.require_key = None
     assert answer.fallback and answer.backend_error
     # the server really saw (and echoed) the key: the test is meaningful
     assert hostile.chat_requests[-1].headers["authorization"] == f"Bearer {KEY}"
@@ -298,8 +300,6 @@ def test_ui_never_renders_the_key(
     monkeypatch: pytest.MonkeyPatch,
     debug_logs: pytest.LogCaptureFixture,
 ) -> None:
-    if not (ROOT / "ui" / "app.py").exists():
-        pytest.skip("ui/app.py not written yet")
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
 from core.config import Settings
@@ -18,65 +12,16 @@ from core.errors import StoreUnavailable
 from core.resources import Resources, forget_indexes, get_index
 from core.retrieve import Retriever
 from ingest.sync import ingest_paths
+from tests.chroma_server import ChromaServer
 from tests.conftest import SAMPLE, make_settings
+from tests.fake_openai import closed_port
 
 pytestmark = pytest.mark.slow
-
-CHROMA = Path(sys.executable).parent / "chroma"
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class ChromaServer:
-    path: Path
-    port: int
-    log: Path
-    proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 60.0) -> None:
-        """Start `chroma run` and wait until its heartbeat answers (or fail with its log)."""
-        log = self.log.open("ab")
-        self.proc = subprocess.Popen(
-            [str(CHROMA), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # a Ctrl-C on the test run does not hit the server first
-        )
-        log.close()
-        deadline = time.monotonic() + timeout
-        url = f"http://127.0.0.1:{self.port}/api/v2/heartbeat"
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"chroma run exited with {self.proc.returncode}:\n{self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(url, timeout=1.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        pytest.fail(f"chroma run did not answer within {timeout:.0f}s:\n{self.log.read_text()[-2000:]}")
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=15)
 
 
 @pytest.fixture()
 def chroma_server(tmp_path: Path) -> Iterator[ChromaServer]:
-    server = ChromaServer(tmp_path / "chroma-data", _free_port(), tmp_path / "chroma.log")
+    server = ChromaServer(tmp_path / "chroma-data", closed_port(), tmp_path / "chroma.log")
     server.start()
     try:
         yield server
@@ -166,7 +111,7 @@ def test_server_down_is_store_unavailable_then_recovers(
 
 
 def test_unreachable_server_is_store_unavailable(tmp_path: Path, resources: Resources) -> None:
-    s = make_settings(tmp_path, chroma_host="127.0.0.1", chroma_port=_free_port())
+    s = make_settings(tmp_path, chroma_host="127.0.0.1", chroma_port=closed_port())
     forget_indexes()
     try:
         with pytest.raises(StoreUnavailable, match="Chroma server at 127.0.0.1"):
