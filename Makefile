@@ -24,15 +24,17 @@ venv: $(STAMP)
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# re-install only when requirements.txt is newer than the last successful install
-$(STAMP): requirements.txt | $(PY)
+# re-install only when requirements.txt or pyproject.toml is newer than the last successful install;
+# the project itself installs editable (the pinned dependencies come from requirements.txt)
+$(STAMP): requirements.txt pyproject.toml | $(PY)
 	$(PY) -m pip install -r requirements.txt
+	$(PY) -m pip install --no-deps -e .
 	@touch $(STAMP)
 
 # "empty" is asked of the configured store itself (embedded or a Chroma server); if the
 # question cannot be answered, ingest runs and reports the problem in one line
 index: venv
-	@if $(PY) -c "import sys; from core.config import load_settings; from core.resources import get_index; sys.exit(0 if get_index(load_settings()).count() > 0 else 1)" 2>/dev/null; then \
+	@if $(PY) -c "import sys; from core.config import load_settings; from core.index import Index; sys.exit(0 if Index(load_settings()).count() > 0 else 1)" 2>/dev/null; then \
 		echo "index: the store already holds chunks (make reindex syncs changes in $(CORPUS))"; \
 	else \
 		$(PY) -m ingest $(CORPUS); \
@@ -54,14 +56,14 @@ test-fast: venv
 # the benchmarks print measured ratios (not pass/fail); --keep reuses the 100k store between runs
 BENCH_DIR ?= /tmp/contextlens-bench
 bench: venv
-	$(PY) bench/ingest.py --json
-	$(PY) bench/budget.py --questions 20 --json
-	$(PY) bench/query.py --sizes 1000,10000,100000 --questions 30 --server-size 10000 --breakdown 20 --keep $(BENCH_DIR)/query --json
-	$(PY) bench/recall.py --keep $(BENCH_DIR)/recall --json
+	$(PY) -m bench.ingest --json
+	$(PY) -m bench.budget --questions 20 --json
+	$(PY) -m bench.query --sizes 1000,10000,100000 --questions 30 --server-size 10000 --breakdown 20 --keep $(BENCH_DIR)/query --json
+	$(PY) -m bench.recall --keep $(BENCH_DIR)/recall --json
 
 # the optional ONNX Runtime embedder against torch (throughput, latency, recall@5)
 bench-onnx: venv
-	$(PY) bench/embedders.py --json
+	$(PY) -m bench.embedders --json
 
 lint: venv
 	@if $(PY) -m ruff --version >/dev/null 2>&1; then \

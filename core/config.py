@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -12,6 +12,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 RetrievalMode = Literal["dense", "lexical", "hybrid"]
 Separator = Literal["blank", "rule", "numbered"]
+RETRIEVAL_MODES: tuple[str, ...] = get_args(RetrievalMode)
+SEPARATORS: tuple[str, ...] = get_args(Separator)
 
 
 class Settings(BaseSettings):
@@ -80,7 +82,7 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=1, ge=0)
     llm_temperature: float = 0.0
 
-    # evaluation reports shown by the UI's Evaluation page (python -m core.eval --out)
+    # evaluation reports shown by the UI's Evaluation page (python -m apps.eval --out)
     eval_dir: Path = Field(default=PROJECT_ROOT / "eval_out")
 
     # traces
@@ -121,6 +123,29 @@ class Settings(BaseSettings):
         # the API key too) must not ride along as __context__
         raise SettingsError(problem)
 
+    def snapshot(self) -> dict[str, object]:
+        """The settings that shape an answer, as a trace records them (for replay); never the key."""
+        return {
+            "top_k": self.top_k,
+            "knowledge_budget": self.knowledge_budget,
+            "refusal_tau": self.refusal_tau,
+            "min_context_tokens": self.min_context_tokens,
+            "refusal_min_overlap": self.refusal_min_overlap,
+            "answer_min_similarity": self.answer_min_similarity,
+            "min_score": self.min_score,
+            "separator": self.separator,
+            "retrieval_mode": self.retrieval_mode,
+            "evidence_order": self.evidence_order,
+            "summary_min_score": self.summary_min_score,
+            "overflow_extract_tokens": self.overflow_extract_tokens,
+            "model_window": self.model_window,
+            "response_reserve": self.response_reserve,
+            "history_budget": self.history_budget,
+            "templates_path": str(self.templates_path),
+            "collection": self.collection,
+            "llm_model": self.llm_model if self.uses_llm else None,
+        }
+
     @property
     def uses_llm(self) -> bool:
         """The OpenAI-compatible backend is used when a base URL or a key is set."""
@@ -142,6 +167,17 @@ class Settings(BaseSettings):
     def prompt_limit(self) -> int:
         """Tokens the whole prompt may use: the model window minus the reply reserve."""
         return self.model_window - self.response_reserve
+
+
+def settings_in(folder: Path, **overrides: object) -> Settings:
+    """Settings whose store and traces live in one folder, ignoring any .env file (tests, benches)."""
+    base: dict[str, object] = {
+        "store_path": folder / "store",
+        "trace_path": folder / "traces.jsonl",
+        "_env_file": None,
+    }
+    base.update(overrides)
+    return Settings(**base)  # type: ignore[arg-type]
 
 
 def load_settings(**overrides: object) -> Settings:

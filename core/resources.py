@@ -1,47 +1,82 @@
-"""Process-wide heavy resources (embedder, tokenizer, index), created once per settings key."""
+"""The heavy objects a process needs, built once at its entry point and passed in.
+
+`Models` (the embedder, the token counter and the sentence scorer with its cache) do not depend
+on the store and are shared by every store a process opens; `Resources` adds one store's Index
+and Retriever. The CLI builds one in main(), the UI holds one in st.cache_resource, the eval one
+per dataset store, the tests one per session. Nothing in core keeps them in module globals."""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.config import Settings
-from core.embed import Embedder, get_embedder
+from core.embed import Embedder, make_embedder
 from core.index import Index
-from core.tokens import TiktokenCounter, get_counter
+from core.retrieval import Retriever
+from core.scoring import SentenceScorer
+from core.tokens import TiktokenCounter
 
 
-@dataclass(frozen=True)
+class Models:
+    """The embedder (loaded on first use: a sync of an unchanged corpus never pays for it), the
+    token counter and the sentence scorer."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.counter = TiktokenCounter(settings.encoding)
+        self._spec = (
+            settings.embedding_model,
+            settings.embedding_batch_size,
+            settings.embedding_backend,
+            str(settings.store_path / "onnx") if settings.embedding_backend == "onnx" else "",
+        )
+        self._embedder = embedder
+        self._scorer: SentenceScorer | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = make_embedder(*self._spec)
+            return self._embedder
+
+    @property
+    def scorer(self) -> SentenceScorer:
+        embedder = self.embedder
+        with self._lock:
+            if self._scorer is None:
+                self._scorer = SentenceScorer(embedder)
+            return self._scorer
+
+
+@dataclass
 class Resources:
-    embedder: Embedder
-    counter: TiktokenCounter
+    """Models plus one store's index and retriever."""
 
+    models: Models
+    index: Index
+    _retriever: Retriever | None = field(default=None, repr=False)
 
-def get_resources(settings: Settings) -> Resources:
-    """The embedder and token counter for these settings (loaded once per process)."""
-    embedder = get_embedder(
-        settings.embedding_model,
-        settings.embedding_batch_size,
-        settings.embedding_backend,
-        str(settings.store_path / "onnx") if settings.embedding_backend == "onnx" else "",
-    )
-    return Resources(embedder=embedder, counter=get_counter(settings.encoding))
+    @classmethod
+    def open(cls, settings: Settings, models: Models | None = None) -> Resources:
+        """The resources of the store these settings name (sharing models when given)."""
+        return cls(models or Models(settings), Index(settings))
 
+    @property
+    def embedder(self) -> Embedder:
+        return self.models.embedder
 
-_index_lock = threading.Lock()
-_indexes: dict[tuple[object, ...], Index] = {}
+    @property
+    def counter(self) -> TiktokenCounter:
+        return self.models.counter
 
+    @property
+    def scorer(self) -> SentenceScorer:
+        return self.models.scorer
 
-def get_index(settings: Settings) -> Index:
-    """One Index object per store location and collection, shared by every caller."""
-    key = (str(settings.store_path), settings.chroma_host, settings.chroma_port, settings.collection)
-    with _index_lock:
-        if key not in _indexes:
-            _indexes[key] = Index(settings)
-        return _indexes[key]
-
-
-def forget_indexes() -> None:
-    """Drop cached Index objects (tests, and after a store is deleted)."""
-    with _index_lock:
-        _indexes.clear()
+    @property
+    def retriever(self) -> Retriever:
+        if self._retriever is None:
+            self._retriever = Retriever(self.index, self.embedder)
+        return self._retriever

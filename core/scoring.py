@@ -3,7 +3,6 @@ relevance score for the hot path (ranking sentences for summaries and extractive
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -11,18 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.embed import Embedder
-
-_WORD = re.compile(r"\w+")
-_STOP = frozenset(
-    "a an the and or but of to in on at for with by from is are was were be been do does did what "
-    "which who whom whose when where why how much many it its this that these those they them "
-    "there their i we you can could should would will may might must has have had as if than".split()
-)
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of text without function words."""
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+from core.text import content_words
 
 
 class SentenceScorer:

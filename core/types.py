@@ -74,3 +74,21 @@ class LedgerEntry:
     @property
     def included(self) -> bool:
         return self.fate in INCLUDED_FATES
+
+    def as_row(self) -> dict[str, object]:
+        """The ledger line as the trace records it."""
+        return {
+            "chunk_id": self.chunk_id, "source": self.source, "category": self.category, "page": self.page,
+            "score": self.score, "tokens": self.tokens, "fate": self.fate.value, "duplicate_of": self.duplicate_of,
+            "injected_tokens": self.injected_tokens, "injected_text": self.injected_text,
+            "dense_rank": self.dense_rank, "lexical_rank": self.lexical_rank, "suspicious": self.suspicious,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange; `query` is the standalone query it was retrieved with."""
+
+    question: str
+    answer: str
+    query: str = ""

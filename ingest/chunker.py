@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from core.sentences import is_structural, split_sentences
+from core.text import is_structural, split_sentences
 from core.tokens import TiktokenCounter
 
 # joining pieces with spaces/newlines can add a word-piece or two; keep a little slack

@@ -20,8 +20,7 @@ from typing import Any
 from core.config import Settings
 from core.embed import Embedder
 from core.errors import IngestError
-from core.index import Index
-from core.tokens import TiktokenCounter
+from core.resources import Resources
 from ingest.chunker import Chunker
 from ingest.loaders import SUPPORTED, load_bytes
 
@@ -135,27 +134,16 @@ def discover(paths: Iterable[Path]) -> tuple[list[SourceFile], list[str], list[d
 class Ingestor:
     """Loads, chunks, embeds and syncs files into an Index."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        index: Index,
-        embedder: Embedder | Callable[[], Embedder],
-        counter: TiktokenCounter,
-    ):
+    def __init__(self, settings: Settings, resources: Resources):
         self.settings = settings
-        self.index = index
-        self.counter = counter
-        # an embedder factory defers loading the model until a file actually needs chunking,
-        # so a sync of an unchanged corpus never pays for it
-        self._embedder = embedder if hasattr(embedder, "embed") else None
-        self._factory = None if self._embedder is not None else embedder
+        self.index = resources.index
+        self.counter = resources.counter
+        # the models load the embedder on first use, so a sync of an unchanged corpus never pays for it
+        self._models = resources.models
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            assert self._factory is not None
-            self._embedder = self._factory()  # type: ignore[operator]
-        return self._embedder
+        return self._models.embedder
 
     @functools.cached_property
     def chunker(self) -> Chunker:
@@ -202,7 +190,7 @@ class Ingestor:
         report = SyncReport(files=len(files))
         manifest: dict[tuple[str, str], Any] = {}
         for root in {f.root for f in files}:
-            for source, rec in self.index.lexical.files(root).items():
+            for source, rec in self.index.files(root).items():
                 manifest[(root, source)] = rec
         batch: list[_Pending] = []
         batch_chunks = 0
@@ -273,7 +261,7 @@ class Ingestor:
         old = set(known.chunk_ids) if known is not None else set()
         unchanged = len(old & set(ids))
         # an id another file still owns (the same file under two roots) must survive
-        stale = old - set(ids) - self.index.lexical.ids_owned_elsewhere(old - set(ids), f.root, f.source)
+        stale = old - set(ids) - self.index.ids_owned_elsewhere(old - set(ids), f.root, f.source)
         return _Pending(f, digest, ids, texts, metas, sorted(stale), unchanged)
 
     def _flush(self, batch: list[_Pending], report: SyncReport) -> None:
@@ -284,31 +272,26 @@ class Ingestor:
         metas = [m for p in batch for m in p.metas]
         vectors = self.embedder.embed(texts)
         report.embedded += len(texts)
-        self.index.vectors.upsert(ids, vectors, texts, metas)
+        self.index.upsert_vectors(ids, vectors, texts, metas)
         for p in batch:
-            self.index.lexical.commit_file(
+            self.index.commit_file(
                 p.file.root, p.file.source, p.file_hash, list(zip(p.ids, p.texts, strict=True)), p.stale
             )
-            if p.stale:
-                self.index.vectors.delete(p.stale)
             report.files_changed += 1
             report.chunks_added += len(p.ids) - p.unchanged
             report.chunks_unchanged += p.unchanged
             report.chunks_removed += len(p.stale)
             report.added_sources.append(p.file.source)
-        self.index.changed()
 
     def _remove_missing(self, root: str, present: set[str], report: SyncReport) -> None:
-        for source, rec in self.index.lexical.files(root).items():
+        for source, rec in self.index.files(root).items():
             if source in present:
                 continue
-            shared = self.index.lexical.ids_owned_elsewhere(set(rec.chunk_ids), root, source)
+            shared = self.index.ids_owned_elsewhere(set(rec.chunk_ids), root, source)
             gone = [cid for cid in rec.chunk_ids if cid not in shared]
-            self.index.vectors.delete(gone)
-            self.index.lexical.forget_file(root, source, gone)
+            self.index.forget_file(root, source, gone)
             report.files_removed += 1
             report.chunks_removed += len(gone)
-        self.index.changed()
 
 
 def ingest_paths(
@@ -316,15 +299,11 @@ def ingest_paths(
     paths: Sequence[Path],
     progress: Progress | None = None,
     reset: bool = False,
+    resources: Resources | None = None,
 ) -> SyncReport:
-    """Ingest files/folders with the shared embedder, counter and index of these settings."""
-    from core.resources import get_index, get_resources
-    from core.tokens import get_counter
-
-    index = get_index(settings)
+    """Ingest files/folders into the store of these settings (its resources opened here unless
+    the caller passes the ones it holds)."""
+    resources = resources or Resources.open(settings)
     if reset:
-        index.reset()
-    counter = get_counter(settings.encoding)
-    return Ingestor(settings, index, lambda: get_resources(settings).embedder, counter).sync_paths(
-        paths, progress
-    )
+        resources.index.reset()
+    return Ingestor(settings, resources).sync_paths(paths, progress)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.config import Settings
+from core.resources import Resources
 from ingest.loaders import SUPPORTED
 from ingest.sync import Progress, SourceFile, SyncReport
 
@@ -98,11 +99,11 @@ def save_and_ingest(
     settings: Settings,
     files: Sequence[tuple[str, bytes]],
     progress: Progress | None = None,
+    resources: Resources | None = None,
 ) -> SyncReport:
     """Store the uploaded (name, bytes) files under the store's uploads folder and index exactly
     them; refused or unloadable files are reported in `errors` and leave folder and index as
     they were."""
-    from core.resources import get_index, get_resources
     from ingest.sync import Ingestor
 
     folder = uploads_dir(settings)
@@ -139,8 +140,7 @@ def save_and_ingest(
             targets.append(SourceFile(path, source, root))
         if not targets:
             return SyncReport(files=len(files), errors=errors)
-        res = get_resources(settings)
-        ingestor = Ingestor(settings, get_index(settings), res.embedder, res.counter)
+        ingestor = Ingestor(settings, resources or Resources.open(settings))
         try:
             report = ingestor.sync_files(targets, progress)
         except BaseException:

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `streamlit run ui/app.py` puts only ui/ on the path
-    sys.path.insert(0, str(ROOT))
+import streamlit as st
 
-import streamlit as st  # noqa: E402  (after the path fix above)
-
-from core.errors import ContextLensError  # noqa: E402
-from ui.components import one_line  # noqa: E402
+from core.errors import ContextLensError
+from ui.components import one_line
 
 log = logging.getLogger("ui.app")
 VIEWS = Path(__file__).resolve().parent / "views"

@@ -1,4 +1,4 @@
-"""The Evaluation page: renders whatever the eval harness (`python -m core.eval`) left behind."""
+"""The Evaluation page: renders whatever the eval harness (`python -m apps.eval`) left behind."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def page() -> None:
     plots = sorted(folder.glob("*.png")) if folder.is_dir() else []
     if not (report_json.is_file() or report_md.is_file() or plots):
         st.info(
-            f"No evaluation report in `{md_escape(str(folder))}` yet. Run `python -m core.eval` "
+            f"No evaluation report in `{md_escape(str(folder))}` yet. Run `python -m apps.eval` "
             f"(or set {EVAL_DIR_ENV} to a report folder) and reload.",
             icon=":material/insights:",
         )

@@ -12,9 +12,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.config import Settings
+from apps.replay import Comparison, replay
+from core.config import RETRIEVAL_MODES, SEPARATORS, Settings
 from core.errors import ContextLensError
-from core.replay import Comparison, replay
 from ui import state
 from ui.components import answer_md, highlight, md_escape, one_line, short
 
@@ -237,9 +237,6 @@ def ledger_tab(trace: dict[str, Any]) -> None:
 
 
 def decision_tab(trace: dict[str, Any]) -> None:
-    rule = trace.get("refusal_rule") or {}
-    tau = rule.get("tau")
-    min_ctx = rule.get("min_context_tokens")
     top = trace.get("top_score")
     context = trace.get("context_tokens") or 0
     refused = bool(trace.get("refused"))
@@ -260,22 +257,11 @@ def decision_tab(trace: dict[str, Any]) -> None:
     elif baseline:
         lines.append("**Not refused** — blind top-k run (no refusal rule)")
     else:
-        lines.append(f"{OK} **Answered** — both refusal checks passed")
-    if tau is not None and not baseline:
-        score_ok = top is not None and top >= tau
-        shown = "none" if top is None else f"{top:.3f}"
-        line = f"top score {shown} {'≥' if score_ok else '<'} τ {tau:.2f}"
-        overlap, min_overlap = trace.get("evidence_overlap"), rule.get("min_overlap")
-        overlap_ok = False
-        if overlap is not None and min_overlap is not None:
-            overlap_ok = overlap >= min_overlap
-            line += f" · query-word overlap {overlap:.2f} {'≥' if overlap_ok else '<'} {min_overlap:.2f}" + (
-                " (the overlap lets it through)" if overlap_ok and not score_ok else ""
-            )
-        lines.append(f"{OK if score_ok or overlap_ok else BAD} {line}")
-    if min_ctx is not None and not baseline:
-        ok = context >= min_ctx
-        lines.append(f"{OK if ok else BAD} context tokens {context} {'≥' if ok else '<'} min {min_ctx}")
+        lines.append(f"{OK} **Answered** — the refusal checks passed")
+    # the rule's checks as the pipeline decided them (traces before version 2 carry only the reason)
+    for check in (trace.get("decision") or {}).get("checks", []):
+        if not baseline:
+            lines.append(f"{OK if check.get('passed') else BAD} {md_escape(str(check.get('detail', '')))}")
     question = trace.get("question", "")
     rewritten = trace.get("rewritten_query") or question
     if rewritten != question:
@@ -349,8 +335,8 @@ def grounding_tab(trace: dict[str, Any]) -> None:
 
 def whatif_tab(trace: dict[str, Any], key: str, settings: Settings) -> None:
     rec = trace.get("settings") or {}
-    seps = ("blank", "rule", "numbered")
-    modes = ("dense", "lexical", "hybrid")
+    seps = SEPARATORS
+    modes = RETRIEVAL_MODES
     sep = rec.get("separator", settings.separator)
     mode = rec.get("retrieval_mode", settings.retrieval_mode)
     with st.form(key=f"{key}-whatif", border=True):
@@ -389,7 +375,9 @@ def whatif_tab(trace: dict[str, Any], key: str, settings: Settings) -> None:
         }
         try:
             with st.spinner("Replaying…"):
-                after = replay(settings, trace, changes, blind=blind, record=False).after
+                after = replay(
+                    settings, state.resources(settings), trace, changes, blind=blind, record=False
+                ).after
         except ContextLensError as e:
             st.error(one_line(e, state.secrets_of(settings)))
         except Exception as e:

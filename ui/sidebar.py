@@ -10,9 +10,9 @@ from typing import Any
 import streamlit as st
 from pydantic import SecretStr
 
-from core.config import Settings
+from core.config import RETRIEVAL_MODES, SEPARATORS, Settings
 from core.errors import ContextLensError
-from core.telemetry import iter_traces, to_jsonl
+from core.trace import iter_traces, to_jsonl
 from ingest.loaders import SUPPORTED
 from ingest.uploads import save_and_ingest
 from ui import state
@@ -22,8 +22,6 @@ log = logging.getLogger(__name__)
 
 OFFLINE = "Offline extractive"
 OPENAI = "OpenAI-compatible"
-SEPARATORS = ("blank", "rule", "numbered")
-MODES = ("dense", "lexical", "hybrid")
 
 
 def render(base: Settings) -> tuple[Settings, Any]:
@@ -69,7 +67,9 @@ def upload_box(base: Settings) -> None:
             bar.progress(min(1.0, n / max(total, 1)), text=label)
 
         try:
-            report = save_and_ingest(base, [(f.name, f.getvalue()) for f in new], progress)
+            report = save_and_ingest(
+                base, [(f.name, f.getvalue()) for f in new], progress, state.resources(base)
+            )
             st.session_state[state.UPLOAD_REPORT] = report.as_dict()
         except ContextLensError as e:
             st.session_state[state.UPLOAD_REPORT] = {
@@ -97,17 +97,18 @@ def upload_report(report: dict[str, Any] | None) -> None:
         st.error(f"{md_escape(err['file'])}: {md_escape(err['message'])}")
 
 
+def _tokens_input(label: str, base: Settings, name: str, low: int, step: int) -> int:
+    """A token count setting, at most the prompt limit; `name` is the Settings field and widget key."""
+    value = min(int(getattr(base, name)), base.prompt_limit)
+    return int(
+        st.number_input(label, min_value=low, max_value=base.prompt_limit, value=value, step=step, key=name)
+    )
+
+
 def retrieval_controls(base: Settings) -> dict[str, Any]:
     with st.expander("Retrieval & budget", expanded=True, icon=":material/tune:"):
         top_k = st.slider("Top-k", 1, max(30, base.top_k), base.top_k, key="top_k")
-        budget = st.number_input(
-            "Knowledge budget (tokens)",
-            min_value=16,
-            max_value=base.prompt_limit,
-            value=min(base.knowledge_budget, base.prompt_limit),
-            step=50,
-            key="knowledge_budget",
-        )
+        budget = _tokens_input("Knowledge budget (tokens)", base, "knowledge_budget", 16, 50)
         tau = st.slider(
             "Refusal threshold τ (top score)", 0.0, 1.0, float(base.refusal_tau), 0.01, key="refusal_tau"
         )
@@ -117,19 +118,12 @@ def retrieval_controls(base: Settings) -> dict[str, Any]:
             help="A top score under τ refuses only when less than this share of the question's "
             "content words appear in one injected chunk.",
         )  # fmt: skip
-        min_ctx = st.number_input(
-            "Min context tokens",
-            min_value=0,
-            max_value=base.prompt_limit,
-            value=min(base.min_context_tokens, base.prompt_limit),
-            step=10,
-            key="min_context_tokens",
-        )
+        min_ctx = _tokens_input("Min context tokens", base, "min_context_tokens", 0, 10)
         separator = st.selectbox(
             "Chunk separator", SEPARATORS, index=SEPARATORS.index(base.separator), key="separator"
         )
         mode = st.radio(
-            "Retrieval mode", MODES, index=MODES.index(base.retrieval_mode), horizontal=True,
+            "Retrieval mode", RETRIEVAL_MODES, index=RETRIEVAL_MODES.index(base.retrieval_mode), horizontal=True,
             key="retrieval_mode",
         )  # fmt: skip
         templates = st.text_input("Templates file", str(base.templates_path), key="templates_path")

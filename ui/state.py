@@ -13,9 +13,9 @@ import streamlit as st
 
 from core.config import Settings, load_settings
 from core.index import Index
-from core.memory import Turn
 from core.pipeline import Pipeline
-from core.resources import Resources, get_index, get_resources
+from core.resources import Models, Resources
+from core.types import Turn
 
 TRACES = "cl_traces"  # this session's trace records, one per answered question, in order
 REPLAYS = "cl_replays"  # trace id -> list of replay trace records (newest last)
@@ -77,37 +77,36 @@ def settings_key(s: Settings) -> str:
 
 
 @st.cache_resource(show_spinner="Loading the embedder…", max_entries=4)
-def _resources(key: str, _settings: Settings) -> Resources:
-    res = get_resources(_settings)
-    res.embedder.embed(["warm-up"])  # the first inference is slow; pay it on page load, not on Enter
-    return res
+def _models(key: str, _settings: Settings) -> Models:
+    models = Models(_settings)
+    models.embedder.embed(["warm-up"])  # the first inference is slow; pay it on page load, not on Enter
+    return models
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _index(key: str, _settings: Settings) -> Index:
-    return get_index(_settings)
+def _resources(key: str, models_key: str, _settings: Settings) -> Resources:
+    return Resources.open(_settings, _models(models_key, _settings))
+
+
+def resources(s: Settings) -> Resources:
+    """The process's one Resources object for this store: the models (loaded once per process and
+    model) and the store's index, shared by every session so uploads are seen by the next question."""
+    models_key = json.dumps([s.embedding_model, s.embedding_batch_size, s.embedding_backend, s.encoding])
+    store_key = json.dumps([str(s.store_path), s.chroma_host, s.chroma_port, s.collection])
+    return _resources(store_key + models_key, models_key, s)
+
+
+def index(s: Settings) -> Index:
+    return resources(s).index
 
 
 @st.cache_resource(show_spinner="Preparing the pipeline…", max_entries=16)
 def _pipeline(key: str, _settings: Settings) -> Pipeline:
-    return Pipeline(_settings)
-
-
-def resources(s: Settings) -> Resources:
-    """The embedder and token counter (loaded once per process and model)."""
-    key = json.dumps([s.embedding_model, s.embedding_batch_size, s.embedding_backend, s.encoding])
-    return _resources(key, s)
-
-
-def index(s: Settings) -> Index:
-    """The Index of the store; shared by every session, so uploads are seen by the next question."""
-    key = json.dumps([str(s.store_path), s.chroma_host, s.chroma_port, s.collection])
-    return _index(key, s)
+    return Pipeline(_settings, resources(_settings))
 
 
 def pipeline(s: Settings) -> Pipeline:
     """The pipeline for these settings (one per settings key per process)."""
-    resources(s)
     return _pipeline(settings_key(s), s)
 
 

@@ -1,0 +1,34 @@
+"""What every embedder provides, and the static (word-piece mean) embedding both backends share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors."""
+
+    name: str
+    dim: int
+    max_tokens: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
+
+    def static_embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def mean_rows(table: np.ndarray, rows: Sequence[Sequence[int]], dim: int) -> np.ndarray:
+    """Per row of word-piece ids, the normalised mean of those rows of the embedding table
+    (a zero vector for an empty row): the static embedding both backends share."""
+    out = np.zeros((len(rows), dim), dtype=np.float32)
+    for i, ids in enumerate(rows):
+        if ids:
+            out[i] = table[list(ids)].mean(axis=0)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return out / norms

@@ -1,0 +1,135 @@
+"""The whole index: Chroma vectors plus the local lexical index, manifest and state, written as one.
+
+Order of writes for a file: vectors into Chroma first (idempotent upsert of content-derived ids),
+then, in one SQLite transaction, the lexical rows and the manifest row, and only then the stale
+vectors are deleted. A run killed in between leaves the "dirty" flag set and the next writer
+reconciles the two stores."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from core.config import Settings
+from core.index import lexical, manifest, state
+from core.index.db import LocalDB
+from core.index.lexical import LexicalIndex
+from core.index.manifest import FileRecord, Manifest
+from core.index.state import IndexState
+from core.index.vectors import StoredVector, VectorStore
+
+log = logging.getLogger(__name__)
+
+
+class Index:
+    """Vectors, lexical rows and the manifest of one collection."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.vectors = VectorStore(settings)
+        self.db = LocalDB(settings.lexical_path, lexical.SCHEMA + manifest.SCHEMA + state.SCHEMA)
+        self.lexical = LexicalIndex(self.db)
+        self.manifest = Manifest(self.db)
+        self.state = IndexState(self.db)
+        self._write_lock = threading.RLock()
+
+    # -- reads ----------------------------------------------------------------------------------
+    def query(self, embedding: np.ndarray, k: int) -> list[StoredVector]:
+        return self.vectors.query(embedding, k)
+
+    def get(self, ids: Sequence[str]) -> list[StoredVector]:
+        return self.vectors.get(ids)
+
+    def search_lexical(self, text: str, k: int) -> list[tuple[str, float]]:
+        return self.lexical.search(text, k)
+
+    def files(self, root: str | None = None) -> dict[str, FileRecord]:
+        return self.manifest.files(root)
+
+    def ids_owned_elsewhere(self, ids: set[str], root: str, source: str) -> set[str]:
+        return self.manifest.ids_owned_elsewhere(ids, root, source)
+
+    def count(self) -> int:
+        return self.vectors.count()
+
+    def stats(self) -> dict[str, int]:
+        """Documents and chunks in the index."""
+        return {"documents": len(self.manifest.all_files()), "chunks": self.vectors.count()}
+
+    # -- writes ---------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """One writer at a time; a run that did not finish cleanly is reconciled by the next."""
+        with self._write_lock:
+            if self.state.get("dirty"):
+                self.reconcile()
+            self.state.set("dirty", "1")
+            yield
+            self.state.set("dirty", None)
+
+    def upsert_vectors(
+        self,
+        ids: Sequence[str],
+        embeddings: np.ndarray,
+        documents: Sequence[str],
+        metadatas: Sequence[Mapping[str, Any]],
+    ) -> None:
+        """Step 1 of a file's write: its vectors (idempotent)."""
+        self.vectors.upsert(ids, embeddings, documents, metadatas)
+
+    def commit_file(
+        self, root: str, source: str, file_hash: str, chunks: Sequence[tuple[str, str]], stale: Sequence[str]
+    ) -> None:
+        """Step 2: in one transaction, the lexical rows of (id, text) chunks and the manifest row;
+        then step 3, the stale vectors."""
+        with self.db.transaction() as conn:
+            LexicalIndex.delete(conn, stale)
+            LexicalIndex.add(conn, source, chunks)
+            Manifest.put(conn, root, source, file_hash, [cid for cid, _ in chunks])
+        if stale:
+            self.vectors.delete(stale)
+
+    def forget_file(self, root: str, source: str, ids: Sequence[str]) -> None:
+        """A removed file: its vectors, then its lexical rows and manifest row in one transaction."""
+        self.vectors.delete(ids)
+        with self.db.transaction() as conn:
+            LexicalIndex.delete(conn, ids)
+            Manifest.drop(conn, root, source)
+
+    def reconcile(self) -> int:
+        """Bring the two stores back in step after a run that did not finish; returns the number
+        of orphaned vectors deleted.
+
+        Files whose chunks are missing from Chroma (a crash after a removal's or a reset's vector
+        delete) are forgotten so this run re-indexes them; then vectors the manifest does not own
+        (a crash between the Chroma upsert and the manifest commit) are deleted.
+        """
+        vector_ids = set(self.vectors.all_ids())
+        missing = self.lexical.ids() - vector_ids
+        if missing:
+            lost = [rec for rec in self.manifest.all_files() if missing.intersection(rec.chunk_ids)]
+            with self.db.transaction() as conn:
+                for rec in lost:
+                    LexicalIndex.delete(conn, rec.chunk_ids)
+                    Manifest.drop(conn, rec.root, rec.source)
+                LexicalIndex.delete(conn, missing)  # rows no manifest entry owns
+            log.info("reconcile: %d files lost vectors and will be re-indexed", len(lost))
+        orphans = sorted(vector_ids - self.lexical.ids())
+        if orphans:
+            log.info("reconcile: deleting %d orphaned vectors", len(orphans))
+            self.vectors.delete(orphans)
+        return len(orphans)
+
+    def reset(self) -> None:
+        with self._write_lock:
+            self.state.set("dirty", "1")  # killed between the two resets → reconciled
+            self.vectors.reset()
+            with self.db.transaction() as conn:
+                LexicalIndex.clear(conn)
+                Manifest.clear(conn)
+            self.state.set("dirty", None)

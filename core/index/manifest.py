@@ -1,0 +1,76 @@
+"""The ingest manifest: per ingested file, its content hash and the ids of its chunks."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from core.index.db import LocalDB
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+    root TEXT NOT NULL, source TEXT NOT NULL, file_hash TEXT NOT NULL, chunk_ids TEXT NOT NULL,
+    PRIMARY KEY (root, source)
+);
+"""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """What the manifest remembers of one ingested file."""
+
+    root: str
+    source: str
+    file_hash: str
+    chunk_ids: tuple[str, ...]
+
+
+class Manifest:
+    """The files table of the local database."""
+
+    def __init__(self, db: LocalDB) -> None:
+        self.db = db
+
+    def files(self, root: str | None = None) -> dict[str, FileRecord]:
+        """Manifest rows (of one root, or all), keyed by source."""
+        sql = "SELECT root, source, file_hash, chunk_ids FROM files"
+        conn = self.db.read()
+        rows = conn.execute(sql + " WHERE root = ?", (root,)) if root is not None else conn.execute(sql)
+        return {r[1]: FileRecord(r[0], r[1], r[2], tuple(json.loads(r[3]))) for r in rows}
+
+    def all_files(self) -> list[FileRecord]:
+        rows = self.db.read().execute("SELECT root, source, file_hash, chunk_ids FROM files ORDER BY source")
+        return [FileRecord(r[0], r[1], r[2], tuple(json.loads(r[3]))) for r in rows]
+
+    def ids(self) -> set[str]:
+        """Every chunk id some file owns."""
+        return {cid for rec in self.all_files() for cid in rec.chunk_ids}
+
+    def ids_owned_elsewhere(self, ids: set[str], root: str, source: str) -> set[str]:
+        """Those of ids that a manifest row other than (root, source) also lists."""
+        if not ids:
+            return set()
+        owned: set[str] = set()
+        rows = self.db.read().execute(
+            "SELECT chunk_ids FROM files WHERE NOT (root = ? AND source = ?)", (root, source)
+        )
+        for (chunk_ids,) in rows:
+            owned.update(ids.intersection(json.loads(chunk_ids)))
+        return owned
+
+    @staticmethod
+    def put(conn: sqlite3.Connection, root: str, source: str, file_hash: str, ids: list[str]) -> None:
+        """Inside a transaction: record a file and its chunk ids."""
+        conn.execute(
+            "INSERT OR REPLACE INTO files(root, source, file_hash, chunk_ids) VALUES (?, ?, ?, ?)",
+            (root, source, file_hash, json.dumps(ids)),
+        )
+
+    @staticmethod
+    def drop(conn: sqlite3.Connection, root: str, source: str) -> None:
+        conn.execute("DELETE FROM files WHERE root = ? AND source = ?", (root, source))
+
+    @staticmethod
+    def clear(conn: sqlite3.Connection) -> None:
+        conn.execute("DELETE FROM files")

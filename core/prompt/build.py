@@ -1,0 +1,102 @@
+"""Building one question's prompt: the fixed sections first, then history, memory and evidence
+fitted into what the model window leaves, assembled in the fixed injection order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.answer.refusal import evidence_overlap
+from core.config import Settings
+from core.context.budget import Context, fit_evidence
+from core.context.memory import fit_history, memory_snippets
+from core.errors import ContextLensError
+from core.prompt.assemble import REPLY_PRIMING, Prompt, assemble, message_tokens
+from core.prompt.templates import Templates
+from core.resources import Models
+from core.types import Candidate, Turn
+
+
+@dataclass(frozen=True)
+class BuiltPrompt:
+    """The prompt step's result: the evidence context, the messages and what went into them."""
+
+    context: Context
+    prompt: Prompt
+    snippets: list[str]
+    history_msgs: list[tuple[str, str]]
+    knowledge_budget: int | None  # None for the blind baseline
+    overlap: float  # share of the query's content words in one injected entry (refusal rule)
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    system: str
+    procedure: str
+    user: str
+    tokens: int
+
+
+class PromptBuilder:
+    """Fits history, memory and evidence around the fixed sections for one settings object."""
+
+    def __init__(self, settings: Settings, models: Models, templates: Templates) -> None:
+        self.settings = settings
+        self.models = models
+        self.templates = templates
+
+    def build(
+        self,
+        question: str,
+        query: str,
+        qvec: np.ndarray,
+        candidates: Sequence[Candidate],
+        history: Sequence[Turn],
+        query_type: str,
+        baseline: bool,
+    ) -> BuiltPrompt:
+        s, counter = self.settings, self.models.counter
+        fixed = self._fixed(question, query_type)
+        history_msgs, left_out = ([], 0)
+        if history and not baseline:
+            history_msgs, left_out = fit_history(
+                history, min(s.history_budget, s.prompt_limit - fixed.tokens), counter
+            )
+        history_tokens = sum(message_tokens(counter, c) for _, c in history_msgs)
+        snippets = memory_snippets(
+            list(history[:left_out]) if not baseline else [], qvec, self.models.scorer, counter,
+            min(s.memory_budget, s.prompt_limit - fixed.tokens - history_tokens),
+        )  # fmt: skip
+        memory = self.templates.memory_message("\n\n".join(snippets)) if snippets else ""
+        memory_tokens = message_tokens(counter, memory) if memory else 0
+        wrapper = message_tokens(counter, self.templates.knowledge_message("", question))
+        room = s.prompt_limit - fixed.tokens - history_tokens - memory_tokens - wrapper
+        budget = max(0, min(s.knowledge_budget, room))
+        context = fit_evidence(candidates, question, query, s, budget, counter, self.models.scorer, baseline)
+        knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
+        prompt = assemble(counter, fixed.system, fixed.procedure, knowledge, memory, history_msgs, fixed.user)
+        overlap = evidence_overlap(query, (e.injected_text for e in context.included))
+        return BuiltPrompt(context, prompt, snippets, history_msgs, None if baseline else budget, overlap)
+
+    def _fixed(self, question: str, query_type: str) -> _Fixed:
+        """The sections that are always sent whole; an error when they alone overflow the window."""
+        counter, t = self.models.counter, self.templates
+        system, procedure, user = (
+            t.system_prompt(self.settings.refusal_sentence),
+            t.procedure(query_type),
+            t.user_message(question),
+        )
+        tokens = (
+            message_tokens(counter, system)
+            + (message_tokens(counter, procedure) if procedure else 0)
+            + message_tokens(counter, user)
+            + REPLY_PRIMING
+        )
+        if tokens > self.settings.prompt_limit:
+            raise ContextLensError(
+                f"The question is too long: the prompt needs {tokens} tokens, the model window "
+                f"leaves {self.settings.prompt_limit}."
+            )
+        return _Fixed(system, procedure, user, tokens)

@@ -1,0 +1,89 @@
+"""Query types (factual | comparison | procedural | analytical): offline rules, or an LLM in JSON
+mode with the rules as fallback."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+
+from core.errors import BackendError
+from core.prompt.templates import QUERY_TYPES
+
+log = logging.getLogger(__name__)
+
+# Ordered: the first rule that matches wins. Patterns look at the question's wording only.
+_RULES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "comparison",
+        re.compile(
+            r"\b(compare[sd]?|comparison|comparing|difference|differences|differ|differs|versus|vs\.?"
+            r"|contrast|better|worse|faster|slower|cheaper|heavier|lighter|stronger|larger|smaller"
+            r"|more .{1,30} than|less .{1,30} than|prefer|choose between|which (one|is|should)"
+            r"|similarities|similar to|same as|outperform|advantages? of .+ over)\b",
+            re.I,
+        ),
+    ),
+    (
+        "procedural",
+        re.compile(
+            r"\b(how (do|can|should|would|to|must) (i|we|you|one)\b|how to\b|steps?\b|procedure"
+            r"|walk me through|guide|instructions?|set ?up|install|configure|calibrate|replace"
+            r"|file (a|an)|submit|apply for|request (a|an)|process for|what do i do|what should i do"
+            r"|in what order|checklist)",
+            re.I,
+        ),
+    ),
+    (
+        "analytical",
+        re.compile(
+            r"\b(why|how does|how do (?!i\b|we\b|you\b)|how did|how is .+ (designed|structured)"
+            r"|explain|implications?|trade-?offs?|impact|affect|effects? of|consequences?|reasons?"
+            r"|rationale|evaluate|assess|analy[sz]e|what would happen|what happens if|pros and cons"
+            r"|benefits?|drawbacks?|risks?|significance|lessons?|purpose of|role of|what caused"
+            r"|root cause|justify|motivat)",
+            re.I,
+        ),
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Classification:
+    query_type: str
+    method: str  # "rules" | "llm" | "rules (llm failed: …)"
+
+
+def classify_offline(question: str) -> str:
+    """The query type by wording rules; factual when nothing else matches."""
+    for qtype, pattern in _RULES:
+        if pattern.search(question):
+            return qtype
+    return "factual"
+
+
+_LLM_PROMPT = (
+    "Classify the user's question into exactly one type: factual (a specific fact), comparison "
+    "(two or more things against each other), procedural (how to do something, steps), analytical "
+    '(why/how something works, reasons, trade-offs). Reply with JSON: {"type": "<one type>"}.'
+)
+
+
+def classify(question: str, backend: object | None = None) -> Classification:
+    """LLM classification when a backend is given (JSON mode), the offline rules otherwise or on error."""
+    if backend is None:
+        return Classification(classify_offline(question), "rules")
+    try:
+        raw = backend.complete(  # type: ignore[attr-defined]
+            [{"role": "system", "content": _LLM_PROMPT}, {"role": "user", "content": question}],
+            json_mode=True,
+            max_tokens=20,
+        )
+        value = json.loads(raw).get("type", "")
+        if value not in QUERY_TYPES:
+            raise ValueError(f"unknown type {value!r}")
+        return Classification(value, "llm")
+    except (BackendError, ValueError, AttributeError, TypeError) as e:
+        log.info("LLM classification failed, using rules: %s", e)
+        return Classification(classify_offline(question), f"rules (llm failed: {type(e).__name__})")

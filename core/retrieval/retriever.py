@@ -1,0 +1,121 @@
+"""Retrieval: dense (Chroma), lexical (FTS5) or both fused by reciprocal rank fusion.
+
+A candidate's `score` is always the dense cosine similarity to the question (1 - cosine distance,
+clipped to [0, 1]), whichever search found it, so the refusal threshold keeps one meaning in every
+mode; the fused order is the candidates' order, and each carries its dense and lexical ranks.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from core.embed import Embedder
+from core.index import Index
+from core.index.vectors import StoredVector
+from core.retrieval.fusion import rrf
+from core.types import Candidate
+
+
+class Retriever:
+    """Finds the chunks most related to a question; one per index, shared by every request."""
+
+    def __init__(self, index: Index, embedder: Embedder) -> None:
+        self.index = index
+        self.embedder = embedder
+        self._embed_cached = functools.lru_cache(maxsize=512)(self._embed_one)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        return self.embedder.embed([text])[0]
+
+    def embed_query(self, question: str) -> np.ndarray:
+        """The question's normalised embedding (cached: replays and follow-ups reuse it)."""
+        return self._embed_cached(question)
+
+    def _lexical_pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lexical")
+            return self._pool
+
+    def search(
+        self,
+        question: str,
+        k: int,
+        mode: str = "hybrid",
+        rrf_k: int = 60,
+        query_vector: np.ndarray | None = None,
+    ) -> list[Candidate]:
+        """Top-k candidates in rank order (no score filter: the ledger records low scores)."""
+        pending = None
+        if mode != "dense":
+            # FTS5 (SQLite releases the GIL) runs on the other core while the query is embedded
+            # and Chroma searched
+            pending = self._lexical_pool().submit(self.index.search_lexical, question, _lexical_k(mode, k))
+        q = self.embed_query(question) if query_vector is None else query_vector
+        if pending is None:
+            found = _candidates(self.index.query(q, k), q)[:k]
+            return [_with_ranks(c, r, None) for r, c in enumerate(found, 1)]
+        if mode == "lexical":
+            lexical = pending.result()
+            return self._fetch(
+                [cid for cid, _ in lexical], q, {}, {cid: r for r, (cid, _) in enumerate(lexical, 1)}
+            )[:k]
+        dense = _candidates(self.index.query(q, k * 2), q)
+        lexical = pending.result()
+        dense_rank = {c.chunk.id: r for r, c in enumerate(dense, 1)}
+        lex_rank = {cid: r for r, (cid, _) in enumerate(lexical, 1)}
+        fused = rrf([list(dense_rank), list(lex_rank)], rrf_k)[:k]
+        known = {c.chunk.id: c for c in dense}
+        return self._fetch(fused, q, known, lex_rank, dense_rank)
+
+    def _fetch(
+        self,
+        ids: Sequence[str],
+        q: np.ndarray,
+        known: Mapping[str, Candidate],
+        lex_rank: Mapping[str, int],
+        dense_rank: Mapping[str, int] | None = None,
+    ) -> list[Candidate]:
+        missing = [i for i in ids if i not in known]
+        got: dict[str, Candidate] = dict(known)
+        if missing:
+            for c in _candidates(self.index.get(missing), q):
+                got[c.chunk.id] = c
+        out = []
+        for cid in ids:
+            c = got.get(cid)
+            if c is None:  # in the lexical index but not (yet/any more) in Chroma
+                continue
+            out.append(_with_ranks(c, (dense_rank or {}).get(cid), lex_rank.get(cid)))
+        return out
+
+
+def _lexical_k(mode: str, k: int) -> int:
+    """How many lexical hits a search of k candidates asks for (hybrid fuses 2k of each)."""
+    return k * 2 if mode == "hybrid" else k
+
+
+def _with_ranks(c: Candidate, dense: int | None, lexical: int | None) -> Candidate:
+    return Candidate(c.chunk, c.score, c.embedding, dense_rank=dense, lexical_rank=lexical)
+
+
+def _candidates(rows: Sequence[StoredVector], q: np.ndarray) -> list[Candidate]:
+    """Stored vectors → Candidates scored by cosine similarity to the query vector q."""
+    out: list[Candidate] = []
+    for row in rows:
+        if row.distance is not None:
+            sim = 1.0 - row.distance
+        elif row.embedding is not None:
+            sim = float(np.dot(row.embedding, q))
+        else:
+            sim = 0.0
+        emb = tuple(row.embedding.tolist()) if row.embedding is not None else None
+        out.append(Candidate(row.chunk, min(1.0, max(0.0, sim)), emb))
+    return out

@@ -1,0 +1,45 @@
+"""The typed result of each pipeline step; the trace record is built from these alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.answer.draft import Draft
+from core.types import Candidate
+
+
+@dataclass(frozen=True)
+class QueryStep:
+    """What the question was taken to mean: the standalone query and its type."""
+
+    question: str
+    query: str
+    rewrite_method: str  # none | offline | llm
+    query_type: str
+    classifier: str  # rules | llm
+
+
+@dataclass(frozen=True)
+class RetrievalStep:
+    candidates: list[Candidate]
+    query_vector: np.ndarray
+    mode: str
+    ms: float
+
+    @property
+    def top_score(self) -> float | None:
+        return max((c.score for c in self.candidates), default=None)
+
+
+@dataclass(frozen=True)
+class AnswerStep:
+    """The answer as drafted, and how: the backend asked, whether it failed over to extractive."""
+
+    draft: Draft
+    backend: str
+    llm_called: bool
+    fallback: bool
+    backend_error: str
+    ms: float

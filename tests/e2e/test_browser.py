@@ -1,0 +1,187 @@
+"""The real app in a real browser: `streamlit run` on a loopback port, driven by Debian Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from tests.support.stores import ROOT
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ZEPHYR = (
+    "# Zephyr Conveyor Z9\n\n"
+    "The Zephyr Conveyor Z9 moves parcels at up to 3.5 metres per second. "
+    "Its belt is made of food-grade polyurethane and carries up to 120 kg per metre of belt. "
+    "The Zephyr Conveyor Z9 was designed by the Lisbon team in 2024.\n\n"
+    "## Maintenance\n\n"
+    "The Zephyr Conveyor Z9 belt must be re-tensioned every 400 operating hours. "
+    "Its rollers are sealed and need no lubrication.\n"
+)
+STARTUP_S = 240  # first page load includes loading the embedder (slow on a busy 2-core CI box)
+ANSWER_MS = 180_000
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing (apt-get install -y chromium)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture()
+def server(tmp_path: Path, sample_copy: Settings) -> Iterator[str]:
+    """`streamlit run ui/app.py` on a free loopback port over a private copy of the sample store."""
+    _require_chromium()
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTEXTLENS_", "OPENAI_"))}
+    env.update(
+        CONTEXTLENS_STORE_PATH=str(sample_copy.store_path),
+        CONTEXTLENS_TRACE_PATH=str(tmp_path / "traces.jsonl"),
+        CONTEXTLENS_EVAL_DIR=str(tmp_path / "eval_out"),
+        HF_HUB_OFFLINE="1",
+    )
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "ui" / "app.py"),
+        "--server.port", str(port), "--server.headless", "true", "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
+        "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    log_path = tmp_path / "streamlit.log"
+    with log_path.open("wb") as log:
+        # cwd=tmp_path: no developer .env or .streamlit/ config leaks in
+        proc = subprocess.Popen(
+            cmd, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        _stop(proc)
+        server_log = log_path.read_text(errors="replace")
+        # the app logs the traceback of anything that reached its top-level guard
+        assert "unexpected error in the app" not in server_log, server_log[-3000:]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the server (and anything it started) by its own process group."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=15)
+
+
+def _scroll_to_top_of(locator: object) -> None:
+    locator.evaluate("e => e.scrollIntoView({block: 'start'})")  # type: ignore[attr-defined]
+    time.sleep(0.5)
+
+
+def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server)
+            box = page.get_by_placeholder("Ask about your documents…")
+            box.wait_for(state="visible", timeout=STARTUP_S * 1000)
+            expect(page.get_by_text("Chunks", exact=True)).to_be_visible()
+
+            # 1. ask; the answer streams into the page
+            box.fill("How much does the ArmX2 package cost?")
+            start = time.monotonic()
+            box.press("Enter")
+            first = page.locator(".st-key-streaming [data-testid='stMarkdown']").first
+            first.wait_for(state="visible", timeout=ANSWER_MS)
+            visible_s = time.monotonic() - start
+            answers = page.locator("[class*='st-key-turn-answer-']")
+            answers.first.wait_for(state="visible", timeout=ANSWER_MS)
+            complete_s = time.monotonic() - start
+            expect(answers.first).to_contain_text("Sources:")
+            expect(answers.first).to_contain_text("products/arm-x2.md")
+            expect(answers.first).to_contain_text("24,500")
+
+            # 2. open the inspector: the per-section tokens and the ledger are there
+            page.get_by_text("Inspector ·").first.click()
+            page.get_by_role("tab", name="Tokens").first.click()
+            expect(page.get_by_text("Knowledge context:").first).to_be_visible()
+            page.get_by_role("tab", name="Evidence ledger").first.click()
+            expect(page.get_by_text("Text as injected").first).to_be_visible()
+            time.sleep(1.5)  # let the data grid paint
+            _scroll_to_top_of(page.locator("[data-testid='stChatMessage']").first)
+            shot = tmp_path / "answer-with-inspector.png"
+            page.screenshot(path=str(shot))
+            if os.environ.get("CONTEXTLENS_SCREENSHOT"):
+                target = Path(os.environ["CONTEXTLENS_SCREENSHOT"])
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(shot, target)
+
+            # 3. upload a new document through the real file uploader
+            doc = tmp_path / "zephyr-z9.md"
+            doc.write_text(ZEPHYR, encoding="utf-8")
+            page.locator(".st-key-upload_docs input[type='file']").set_input_files(str(doc))
+            expect(page.get_by_text("uploads/zephyr-z9.md").first).to_be_visible(timeout=ANSWER_MS)
+            expect(page.get_by_text("Added 1 file(s)").first).to_be_visible()
+
+            # 4. the next question cites it
+            box = page.get_by_placeholder("Ask about your documents…")
+            box.fill("How fast does the Zephyr Conveyor Z9 move parcels?")
+            box.press("Enter")
+            expect(answers).to_have_count(2, timeout=ANSWER_MS)
+            expect(answers.nth(1)).to_contain_text("uploads/zephyr-z9.md", timeout=ANSWER_MS)
+            expect(answers.nth(1)).to_contain_text("3.5 metres per second")
+            assert page.locator("[data-testid='stException']").count() == 0
+            page.screenshot(path=str(tmp_path / "after-upload.png"), full_page=True)
+        finally:
+            browser.close()
+    with capsys.disabled():
+        print(
+            f"\n[browser] Enter → answer visible: {visible_s:.2f} s "
+            f"(complete with citations and inspector: {complete_s:.2f} s)"
+        )

@@ -1,0 +1,137 @@
+"""The whole pipeline on the sample corpus: answers with citations, refusals, budgets, traces,
+and the OpenAI-compatible backend against a real local HTTP server (stream, faults, fallback)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.trace import read_traces
+from tests.support.fake_openai import closed_port, fake_openai_server
+from tests.support.stores import make_pipeline
+
+IN_SCOPE = "What is the rated payload of the ArmX3?"
+OFF_TOPIC = "What is the CEO's email address?"
+
+
+@pytest.fixture(scope="module")
+def offline(sample_store):  # noqa: ANN001, ANN201
+    return make_pipeline(sample_store, backend=None)
+
+
+def test_in_scope_answer_has_citations_and_fits_budget(offline) -> None:  # noqa: ANN001
+    a = offline.ask(IN_SCOPE, record=False)
+    t = a.trace
+    assert not a.refused
+    assert a.citations and all(c["injected"] for c in a.citations)
+    assert any(c["source"] == "products/arm-x3.md" for c in t["chunks"] if c["fate"] != "below_min_score")
+    assert t["context_tokens"] <= t["knowledge_budget"]
+    assert t["prompt_tokens"] <= t["prompt_limit"]
+    assert sum(t["sections"].values()) + 3 == t["prompt_tokens"]
+    assert t["sections"]["knowledge"] > t["context_tokens"] >= 80
+    assert t["message_sections"][0] == "system" and t["message_sections"][-1] == "user"
+    assert t["messages"][-1]["content"].endswith(IN_SCOPE)
+    knowledge = t["messages"][t["message_sections"].index("knowledge")]["content"]
+    assert knowledge.startswith("[Retrieved Knowledge]") and "Relevance Score:" in knowledge
+    for field in ("retrieval_ms", "budgeting_ms", "total_tokens", "answer_tokens", "top_score",
+                  "num_chunks_included", "num_deduped", "num_summarized", "refused"):  # fmt: skip
+        assert field in t
+
+
+def test_off_topic_is_refused_with_exact_sentence_and_reason(offline) -> None:  # noqa: ANN001
+    a = offline.ask(OFF_TOPIC, record=False)
+    assert a.refused and a.text == "I don't know."
+    assert "τ" in a.refusal_reason or "score" in a.refusal_reason
+    assert a.trace["llm_called"] is False
+
+
+def test_word_overlap_lets_a_low_score_through_and_is_traced(sample_store) -> None:  # noqa: ANN001
+    # τ 0.99 puts every score under τ: only the evidence's word overlap decides
+    strict = make_pipeline(sample_store.updated(refusal_tau=0.99, refusal_min_overlap=1.0), backend=None)
+    lenient = make_pipeline(sample_store.updated(refusal_tau=0.99, refusal_min_overlap=0.3), backend=None)
+    q = "What is the rated payload of the ArmX3 on zebras?"  # "zebras" is in no document
+    a = lenient.ask(q, record=False)
+    overlap = a.trace["evidence_overlap"]
+    assert overlap == 0.75 and not a.refused  # rated, payload, armx3 of rated/payload/armx3/zebras
+    assert a.trace["refusal_rule"] == {"tau": 0.99, "min_overlap": 0.3, "min_context_tokens": 0}
+    b = strict.ask(q, record=False)
+    assert b.refused and "overlap 0.75 < 1.00" in b.refusal_reason
+    off = lenient.ask(OFF_TOPIC, record=False)
+    assert off.refused and off.trace["evidence_overlap"] < 0.3
+
+
+def test_every_candidate_has_a_fate(offline) -> None:  # noqa: ANN001
+    t = offline.ask("Compare the ArmX2 and the ArmX3", record=False).trace
+    assert t["query_type"] == "comparison"
+    assert len(t["chunks"]) == t["num_candidates"] > 0
+    assert {c["fate"] for c in t["chunks"]} <= {
+        "kept", "summarised", "truncated", "duplicate", "over_budget", "below_min_score"
+    }  # fmt: skip
+
+
+def test_baseline_is_blind_top_k(offline) -> None:  # noqa: ANN001
+    eng = offline.ask(IN_SCOPE, record=False).trace
+    base = offline.ask(IN_SCOPE, baseline=True, record=False).trace
+    assert base["setup"] == "baseline"
+    assert all(c["fate"] == "kept" for c in base["chunks"])
+    assert base["context_tokens"] > eng["context_tokens"]
+    off = offline.ask(OFF_TOPIC, baseline=True, record=False)
+    assert not off.refused
+
+
+def test_traces_are_appended(sample_copy) -> None:  # noqa: ANN001
+    p = make_pipeline(sample_copy, backend=None)
+    p.ask(IN_SCOPE)
+    p.ask(OFF_TOPIC)
+    records = read_traces(sample_copy.trace_path)
+    assert [r["question"] for r in records] == [IN_SCOPE, OFF_TOPIC]
+    assert records[1]["refused"] is True
+    json.dumps(records)  # serialisable
+
+
+def test_trace_can_be_switched_off(sample_copy) -> None:  # noqa: ANN001
+    s = sample_copy.model_copy(update={"trace_enabled": False})
+    make_pipeline(s, backend=None).ask(IN_SCOPE)
+    assert not s.trace_path.exists()
+
+
+def _llm(settings, url):  # noqa: ANN001, ANN202
+    s = settings.model_copy(update={"llm_base_url": url, "llm_timeout": 1.0, "llm_max_retries": 0})
+    return make_pipeline(s)
+
+
+def test_llm_backend_gets_messages_in_order_and_streams(sample_store) -> None:  # noqa: ANN001
+    with fake_openai_server() as server:
+        server.reply = "The ArmX3 payload is 12 kg (products/arm-x3.md)."
+        p = _llm(sample_store, server.base_url)
+        deltas: list[str] = []
+        a = p.ask(IN_SCOPE, on_token=deltas.append, record=False)
+        assert a.text == server.reply and "".join(deltas) == server.reply and len(deltas) > 1
+        assert not a.fallback and a.trace["llm_called"]
+        sent = server.chat_requests[-1]
+        assert sent.body["stream"] is True and sent.body["temperature"] == 0
+        assert sent.messages == a.trace["messages"]
+        assert a.citations[0]["source"] == "products/arm-x3.md"
+
+
+def test_refusal_makes_no_llm_call(sample_store) -> None:  # noqa: ANN001
+    with fake_openai_server() as server:
+        a = _llm(sample_store, server.base_url).ask(OFF_TOPIC, record=False)
+        assert a.refused and not server.chat_requests
+
+
+@pytest.mark.parametrize("behaviour", ["429", "500", "timeout", "malformed_json", "malformed_sse"])
+def test_backend_faults_fall_back_to_extractive(sample_store, behaviour: str) -> None:  # noqa: ANN001
+    with fake_openai_server() as server:
+        server.behaviour = behaviour
+        p = _llm(sample_store, server.base_url)
+        stream = behaviour == "malformed_sse"
+        a = p.ask(IN_SCOPE, on_token=(lambda _d: None) if stream else None, record=False)
+        assert a.fallback and a.backend_error and "LLM server" in a.backend_error
+        assert not a.refused and a.citations  # the extractive answer is shown instead
+
+
+def test_unreachable_backend_falls_back(sample_store) -> None:  # noqa: ANN001
+    a = _llm(sample_store, f"http://127.0.0.1:{closed_port()}/v1").ask(IN_SCOPE, record=False)
+    assert a.fallback and "refused" in a.backend_error

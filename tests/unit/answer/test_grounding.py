@@ -1,0 +1,53 @@
+"""Grounding: supported sentences pass, a planted unsupported sentence or a wrong citation is flagged."""
+
+from __future__ import annotations
+
+from core.answer.grounding import check
+from core.scoring import SentenceScorer
+from core.types import Fate, LedgerEntry
+
+
+def entry(source: str, text: str) -> LedgerEntry:
+    return LedgerEntry(f"id-{source}", source, 0.8, Fate.KEPT, 50, injected_text=text, injected_tokens=50)
+
+
+EVIDENCE = [
+    entry("products/arm-x3.md", "The ArmX3 has a rated payload of 12 kg. Its reach is 1,300 mm."),
+    entry("policies/warranty-policy.md", "All arms are covered by a limited warranty of 24 months."),
+]
+
+
+def test_supported_and_cited_answer_scores_one(resources) -> None:  # noqa: ANN001
+    g = check(
+        "The ArmX3 has a rated payload of 12 kg (products/arm-x3.md).",
+        EVIDENCE,
+        SentenceScorer(resources.embedder),
+    )
+    assert g is not None and g.score == 1.0
+    assert g.sentences[0].supported and g.sentences[0].citation_ok
+
+
+def test_planted_unsupported_sentence_is_flagged(resources) -> None:  # noqa: ANN001
+    answer = (
+        "The ArmX3 has a rated payload of 12 kg (products/arm-x3.md). "
+        "The company cafeteria serves sushi every Friday (products/arm-x3.md)."
+    )
+    g = check(answer, EVIDENCE, SentenceScorer(resources.embedder))
+    assert g is not None
+    assert [s.supported for s in g.sentences] == [True, False]
+    assert g.score == 0.5
+
+
+def test_wrong_or_missing_citation_is_flagged(resources) -> None:  # noqa: ANN001
+    scorer = SentenceScorer(resources.embedder)
+    g = check("All arms are covered by a limited warranty of 24 months (support/faq.md).", EVIDENCE, scorer)
+    assert g is not None and g.sentences[0].supported and not g.sentences[0].citation_ok
+    g = check("All arms are covered by a limited warranty of 24 months.", EVIDENCE, scorer)
+    assert g is not None and not g.sentences[0].citation_ok
+
+
+def test_citation_split_off_by_the_sentence_splitter_is_reattached(resources) -> None:  # noqa: ANN001
+    g = check(
+        "Its reach is 1,300 mm. (products/arm-x3.md) It is big.", EVIDENCE, SentenceScorer(resources.embedder)
+    )
+    assert g is not None and g.sentences[0].citations == ("products/arm-x3.md",)

@@ -1,0 +1,175 @@
+"""The budget loop: fates, summaries, truncation, and the never-exceeded property (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.context.budget import BudgetParams, build_context
+from core.context.knowledge import KnowledgeFormat
+from core.scoring import SentenceScorer
+from core.types import Candidate, Chunk, Fate
+
+WORDS = (
+    "arm payload reach warranty gripper rover battery firmware calibration torque sensor joint brake "
+    "motor camera vision safety policy refund expense travel remote code review pipeline release"
+).split()
+
+
+def cand(
+    cid: str, text: str, score: float, source: str = "doc.md", emb: list[float] | None = None
+) -> Candidate:
+    return Candidate(Chunk(cid, text, source, {"category": "test"}), score, tuple(emb) if emb else None)
+
+
+@pytest.fixture(scope="module")
+def scorer(resources):  # noqa: ANN001, ANN201
+    return SentenceScorer(resources.embedder)
+
+
+def build(cands, budget, resources, scorer, **kw):  # noqa: ANN001, ANN201
+    params = BudgetParams(budget=budget, **kw)
+    return build_context(
+        cands, "What is the payload of the arm?", params, KnowledgeFormat("abc"), resources.counter, scorer
+    )
+
+
+def test_keeps_in_order_until_full_then_over_budget(resources, scorer) -> None:  # noqa: ANN001
+    texts = [f"Fact number {i} says the arm {WORDS[i]} is fine. " * 6 for i in range(6)]
+    cands = [cand(f"c{i}", t, 0.4 - i * 0.01) for i, t in enumerate(texts)]
+    ctx = build(cands, 300, resources, scorer)
+    fates = [e.fate for e in ctx.ledger]
+    assert fates[0] == Fate.KEPT
+    assert Fate.OVER_BUDGET in fates
+    assert ctx.tokens <= 300
+    first_overflow = next(i for i, f in enumerate(fates) if f != Fate.KEPT)
+    assert all(f == Fate.OVER_BUDGET for f in fates[first_overflow + 1 :])
+    assert resources.counter.count(ctx.text) == ctx.tokens
+
+
+def test_high_score_overflow_is_summarised_with_question_sentences(resources, scorer) -> None:  # noqa: ANN001
+    filler = "The cafeteria menu changes every Tuesday and Thursday. " * 8
+    key = "The rated payload of the arm is 12 kg including the gripper."
+    big = filler + key + " " + filler
+    cands = [cand("a", "Short intro about the arm family and its uses.", 0.9), cand("b", big, 0.8)]
+    ctx = build(cands, 120, resources, scorer, summary_min_score=0.5)
+    entry = ctx.ledger[1]
+    assert entry.fate == Fate.SUMMARISED
+    assert "12 kg" in entry.injected_text
+    assert ctx.tokens <= 120
+
+
+def test_tail_cap_leaves_room_for_later_candidates(resources, scorer) -> None:  # noqa: ANN001
+    filler = "The cafeteria menu changes every Tuesday and Thursday. " * 8
+    big = filler + "The rated payload of the arm is 12 kg including the gripper. " + filler
+    later = "Filler text first. The arm payload rating was confirmed at 12 kg by the audit."
+    cands = [cand("a", "Short intro about the arm family and its uses.", 0.9), cand("b", big, 0.8),
+             cand("c", later, 0.7), cand("d", big.replace("12 kg", "9 kg"), 0.6)]  # fmt: skip
+    # without a cap the overflowing chunk's summary takes all the room: the rest is over budget
+    ctx = build(cands, 200, resources, scorer, summary_min_score=0.5)
+    assert [e.fate for e in ctx.ledger[2:]] == [Fate.OVER_BUDGET, Fate.OVER_BUDGET]
+    # with a cap it gets at most that much and the walk goes on down the ranking
+    ctx = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=50)
+    b, c = ctx.ledger[1], ctx.ledger[2]
+    assert b.fate == Fate.SUMMARISED and "12 kg" in b.injected_text
+    assert c.included and "12 kg" in c.injected_text
+    assert ctx.ledger[3].fate == Fate.OVER_BUDGET  # no sentence of it fits the little left; b takes it
+    assert ctx.tokens <= 200 and resources.counter.count(ctx.text) == ctx.tokens
+
+
+def test_capped_extract_grows_into_room_left_unused(resources, scorer) -> None:  # noqa: ANN001
+    filler = "The cafeteria menu changes every Tuesday and Thursday. " * 8
+    big = filler + "The rated payload of the arm is 12 kg including the gripper. " + filler
+    cands = [cand("a", "Short intro about the arm family and its uses.", 0.9), cand("b", big, 0.8)]
+    capped_only = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=None)
+    ctx = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=50)
+    b = ctx.ledger[1]
+    # nothing after b wanted the room: its extract takes it, as without a cap, and stays in budget
+    assert b.fate == Fate.SUMMARISED and "12 kg" in b.injected_text
+    assert b.injected_tokens > 50 and b.injected_tokens == capped_only.ledger[1].injected_tokens
+    assert ctx.tokens <= 200 and resources.counter.count(ctx.text) == ctx.tokens
+    # a chunk that fits whole once the room is back is injected whole
+    mid = "The arm weighs 12 kg. " * 12
+    ctx = build([cands[0], cand("m", mid, 0.8)], 200, resources, scorer, summary_min_score=0.5, tail_cap=20)
+    assert ctx.ledger[1].fate == Fate.KEPT and ctx.ledger[1].injected_text == mid
+
+
+def test_low_score_overflow_is_truncated_at_sentence_boundary(resources, scorer) -> None:  # noqa: ANN001
+    sentences = [f"Sentence {i} talks about {WORDS[i]} in detail." for i in range(20)]
+    cands = [cand("a", " ".join(sentences), 0.35)]
+    ctx = build(cands, 90, resources, scorer, summary_min_score=0.5)
+    entry = ctx.ledger[0]
+    assert entry.fate == Fate.TRUNCATED
+    assert entry.injected_text.endswith(".")
+    assert " ".join(sentences).startswith(entry.injected_text)
+
+
+def test_below_min_score_and_duplicates_are_recorded(resources, scorer) -> None:  # noqa: ANN001
+    text = "The ArmX2 lifts 5 kg and reaches 850 mm. It costs 18,900 dollars."
+    v = np.ones(8, dtype=np.float32) / np.sqrt(8)
+    cands = [
+        cand("a", text, 0.7, emb=v.tolist()),
+        cand("b", text + " ", 0.69, source="other.md", emb=v.tolist()),  # cosine 1.0
+        cand("c", "Totally unrelated words here.", 0.05),
+    ]
+    ctx = build(cands, 500, resources, scorer, min_score=0.1)
+    fates = {e.chunk_id: e for e in ctx.ledger}
+    assert fates["a"].fate == Fate.KEPT
+    assert fates["b"].fate == Fate.DUPLICATE and fates["b"].duplicate_of == "a"
+    assert fates["c"].fate == Fate.BELOW_MIN_SCORE
+
+
+def test_empty_candidates_give_empty_block(resources, scorer) -> None:  # noqa: ANN001
+    ctx = build([], 700, resources, scorer)
+    assert ctx.text == "" and ctx.tokens == 0 and ctx.ledger == ()
+
+
+sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=25).map(
+    lambda ws: " ".join(ws).capitalize() + "."
+)
+chunk_text = st.lists(sentence, min_size=1, max_size=12).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    texts=st.lists(chunk_text, min_size=0, max_size=12),
+    scores=st.lists(st.floats(0, 1), min_size=12, max_size=12),
+    budget=st.integers(16, 1500),
+    summary_min=st.floats(0, 1),
+    min_score=st.floats(0, 0.5),
+    tail_cap=st.one_of(st.none(), st.integers(1, 400)),
+)
+def test_budget_is_never_exceeded(
+    resources, scorer, texts, scores, budget, summary_min, min_score, tail_cap
+) -> None:  # noqa: ANN001, E501
+    cands = [cand(f"c{i}", t, scores[i], source=f"d{i % 3}.md") for i, t in enumerate(texts)]
+    ctx = build(
+        cands,
+        budget,
+        resources,
+        scorer,
+        summary_min_score=summary_min,
+        min_score=min_score,
+        tail_cap=tail_cap,
+    )
+    assert ctx.tokens <= budget
+    assert resources.counter.count(ctx.text) == ctx.tokens
+    assert [e.chunk_id for e in ctx.ledger] == [c.chunk.id for c in cands]  # one fate each
+    for e in ctx.ledger:
+        if e.included:
+            assert e.injected_text and e.injected_text in ctx.text
+        else:
+            assert e.injected_text == ""
+
+
+def test_params_from_settings(tmp_path) -> None:  # noqa: ANN001
+    from core.config import Settings
+
+    s = Settings(store_path=tmp_path, _env_file=None)
+    p = BudgetParams.from_settings(s)
+    assert (p.budget, p.min_score, p.tail_cap) == (s.knowledge_budget, s.min_score, s.overflow_extract_tokens)
+    assert BudgetParams.from_settings(s.updated(overflow_extract_tokens=0), 300) == BudgetParams(
+        300, s.min_score, s.summary_min_score, s.dedupe_jaccard, s.dedupe_cosine, tail_cap=None
+    )

@@ -1,0 +1,51 @@
+"""Near-duplicate rules: Jaccard, stored-embedding cosine, same-document sentence repeats."""
+
+from __future__ import annotations
+
+from core.context.dedupe import Deduper, jaccard, word_set
+from core.types import Candidate, Chunk
+from tests.support.stores import make_pipeline
+
+
+def c(cid: str, text: str, source: str = "a.md", emb: tuple[float, ...] | None = None) -> Candidate:
+    return Candidate(Chunk(cid, text, source, {}), 0.5, emb)
+
+
+def test_jaccard_math() -> None:
+    assert jaccard(word_set("a b c"), word_set("a b c")) == 1.0
+    assert jaccard(word_set("a b"), word_set("c d")) == 0.0
+
+
+def test_near_duplicate_by_words_across_documents() -> None:
+    base = " ".join(f"word{i}" for i in range(40))
+    d = Deduper()
+    d.keep(c("k", base, "one.md"))
+    assert d.duplicate_of(c("x", base + " word41", "two.md")) == "k"  # 40/41 ≥ 0.9
+    assert d.duplicate_of(c("y", " ".join(f"other{i}" for i in range(40)), "two.md")) is None
+
+
+def test_near_duplicate_by_stored_embedding() -> None:
+    d = Deduper(cosine_min=0.95)
+    d.keep(c("k", "The arm lifts five kilograms.", emb=(1.0, 0.0)))
+    assert d.duplicate_of(c("x", "Completely different wording here.", "b.md", emb=(0.99, 0.141))) == "k"
+    assert d.duplicate_of(c("y", "Completely different wording here.", "b.md", emb=(0.0, 1.0))) is None
+
+
+def test_same_document_repeat_without_new_sentences() -> None:
+    d = Deduper()
+    d.keep(c("k", "First fact. Second fact about torque. Third fact about reach.", "doc.md"))
+    assert d.duplicate_of(c("x", "Second fact about torque. Third fact about reach.", "doc.md")) == "k"
+    # a new sentence makes it worth keeping
+    assert d.duplicate_of(c("y", "Third fact about reach. A brand new fact.", "doc.md")) is None
+    # the rule is per document
+    assert d.duplicate_of(c("z", "Second fact about torque.", "other.md")) is None
+
+
+def test_sample_corpus_copied_warranty_paragraph_is_deduped(sample_store) -> None:  # noqa: ANN001
+
+    p = make_pipeline(sample_store, backend=None)
+    t = p.ask("How many months of warranty cover Northwind robot arms?", record=False).trace
+    dups = [x for x in t["chunks"] if x["fate"] == "duplicate"]
+    kept = {x["chunk_id"] for x in t["chunks"] if x["fate"] in ("kept", "summarised", "truncated")}
+    for x in dups:
+        assert x["duplicate_of"] in kept

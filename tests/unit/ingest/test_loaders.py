@@ -1,0 +1,223 @@
+"""Every loader on a small real file of its type, decoding, and the files that must be refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from core.errors import IngestError
+from ingest.loaders import decode_text, load_bytes
+from tests.support.pdfs import make_pdf
+
+
+def _pdf(pages: list[list[str]], title: str = "", drawing_only: bool = False) -> bytes:
+    return make_pdf(pages, title, drawing_only)
+
+
+def _load(path: Path) -> object:
+    return load_bytes(path.name, path.read_bytes())
+
+
+# -- one loader per type, on a real file ---------------------------------------------------------
+
+
+def test_txt(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_bytes(b"First paragraph line one.\r\nStill first.   \r\n\r\nSecond paragraph.\r\n")
+    doc = _load(f)
+    assert len(doc.sections) == 1 and doc.sections[0].page is None
+    assert doc.sections[0].text == "First paragraph line one.\nStill first.\n\nSecond paragraph."
+    assert doc.category is None
+
+
+def test_markdown_front_matter(tmp_path: Path) -> None:
+    f = tmp_path / "guide.md"
+    f.write_text(
+        "---\ntitle: Gripper Guide\ncategory: accessories\nowner: Ops\n---\n\n"
+        "# Gripper\n\nThe G5 closes in 0.35 s.\n",
+        encoding="utf-8",
+    )
+    doc = _load(f)
+    assert doc.title == "Gripper Guide"
+    assert doc.category == "accessories"
+    assert doc.extra == {"owner": "Ops"}
+    text = doc.sections[0].text
+    assert text.startswith("# Gripper") and "0.35 s" in text
+    assert "category:" not in text and "---" not in text
+
+
+def test_markdown_without_front_matter_keeps_rules(tmp_path: Path) -> None:
+    f = tmp_path / "plain.md"
+    f.write_text("# Title\n\nBody text.\n\n---\n\nAfter a rule.\n", encoding="utf-8")
+    doc = _load(f)
+    assert doc.category is None and doc.title == ""
+    assert "Body text." in doc.sections[0].text and "After a rule." in doc.sections[0].text
+
+
+def test_html_strips_script_style_and_keeps_blocks(tmp_path: Path) -> None:
+    f = tmp_path / "page.html"
+    f.write_text(
+        """<!doctype html><html><head><title>Rover Page</title>
+        <meta name="category" content="products">
+        <style>body { color: red; } .secret { display: none }</style>
+        <script>var tracking = "SCRIPT_TEXT";</script></head>
+        <body><nav><a href="/">Home NAV_TEXT</a></nav>
+        <h1>Rover  M1</h1><p>The rover carries
+        300 kg.</p><p>It charges in 55 minutes.<br>On the D2 dock.</p>
+        <ul><li>LiDAR</li><li>Depth camera</li></ul>
+        <table><tr><td>Payload</td><td>300 kg</td></tr></table>
+        <script>document.write("MORE_SCRIPT")</script><noscript>NOSCRIPT_TEXT</noscript>
+        </body></html>""",
+        encoding="utf-8",
+    )
+    doc = _load(f)
+    text = doc.sections[0].text
+    assert doc.title == "Rover Page"
+    assert doc.category == "products"
+    for junk in ("SCRIPT_TEXT", "MORE_SCRIPT", "color: red", "NOSCRIPT_TEXT", "NAV_TEXT"):
+        assert junk not in text
+    paras = text.split("\n\n")
+    assert "Rover M1" in paras  # whitespace inside a block collapses
+    assert "The rover carries 300 kg." in paras  # one paragraph, not split by the source newline
+    assert "LiDAR" in paras and "Depth camera" in paras  # list items stay separate blocks
+    assert "It charges in 55 minutes." in text and "On the D2 dock." in text
+    assert "Payload 300 kg" in text  # table cells are not glued together
+
+
+def test_pdf_pages_and_title(tmp_path: Path) -> None:
+    f = tmp_path / "manual.pdf"
+    f.write_bytes(
+        _pdf(
+            [
+                ["Otters live in rivers and eat fish.", "They are playful animals."],
+                [],  # a blank page is skipped, page numbers stay true
+                ["Beavers build dams from branches."],
+            ],
+            title="Animal Manual",
+        )
+    )
+    doc = _load(f)
+    assert doc.title == "Animal Manual"
+    pages = {s.page: s.text for s in doc.sections}
+    assert sorted(pages) == [1, 3]
+    assert "Otters live in rivers" in pages[1] and "playful" in pages[1]
+    assert "Beavers build dams" in pages[3]
+
+
+def test_pdf_reflow_joins_wrapped_lines(tmp_path: Path) -> None:
+    lines = [
+        "1. Scope",
+        "The arm must be calibrated every 2,000 operating hours or every six months, whichever",
+        "comes first, using the CT-40 target and the Calibrate app in Motion Suite.",
+        "- first item of a list",
+        "- second item of a list",
+    ]
+    doc = load_bytes("x.pdf", _pdf([lines]))
+    paras = doc.sections[0].text.split("\n\n")
+    assert any("whichever comes first, using the CT-40" in p for p in paras)  # wrap undone
+    assert "- first item of a list" in paras and "- second item of a list" in paras
+
+
+# -- decoding -------------------------------------------------------------------------------------
+
+FRENCH = (
+    "Le café de la gare est très agréable. Nous y mangeons une crème brûlée après le déjeuner. "
+    "L'été, la façade est décorée de fleurs."
+)
+
+
+def test_latin1_text_is_decoded(tmp_path: Path) -> None:
+    f = tmp_path / "fr.txt"
+    f.write_bytes(FRENCH.encode("latin-1"))
+    assert _load(f).sections[0].text == FRENCH
+
+
+def test_short_latin1_text_is_decoded() -> None:
+    text = "Café crème à la française, naïve façade."
+    assert decode_text(text.encode("latin-1")) == text
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
+def test_bom_text_is_decoded(tmp_path: Path, encoding: str) -> None:
+    text = "Grüße aus Brno — ±0.03 mm, 東京"
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    f = tmp_path / "bom.txt"
+    f.write_bytes(data)
+    assert _load(f).sections[0].text == text
+
+
+def test_utf16_bom_html(tmp_path: Path) -> None:
+    f = tmp_path / "w.html"
+    f.write_bytes("<html><body><p>Grüße aus Brno</p></body></html>".encode("utf-16"))
+    assert _load(f).sections[0].text == "Grüße aus Brno"
+
+
+# -- refusals -------------------------------------------------------------------------------------
+
+
+def test_binary_garbage_txt_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "garbage.txt"
+    f.write_bytes(os.urandom(4096) + b"\x00\x01\x02")
+    with pytest.raises(IngestError, match="binary"):
+        _load(f)
+
+
+def test_binary_garbage_without_nul_is_refused(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(7)
+    f = tmp_path / "garbage.txt"
+    f.write_bytes(bytes(rng.choice(range(1, 256)) for _ in range(6000)))
+    with pytest.raises(IngestError):
+        _load(f)
+
+
+@pytest.mark.parametrize("name,data", [("empty.txt", b""), ("blank.md", b" \n\n\t \n"), ("e.pdf", b"")])
+def test_empty_file_is_refused(tmp_path: Path, name: str, data: bytes) -> None:
+    f = tmp_path / name
+    f.write_bytes(data)
+    with pytest.raises(IngestError, match="empty"):
+        _load(f)
+
+
+def test_html_without_text_is_refused() -> None:
+    with pytest.raises(IngestError, match="no text"):
+        load_bytes("x.html", b"<html><head><script>x=1</script></head><body> </body></html>")
+
+
+def test_front_matter_only_markdown_is_refused() -> None:
+    with pytest.raises(IngestError, match="no text"):
+        load_bytes("x.md", b"---\ntitle: Nothing\n---\n")
+
+
+@pytest.mark.parametrize("name", ["data.docx", "image.png", "noext", "archive.tar.gz"])
+def test_unsupported_extension_is_refused(name: str) -> None:
+    with pytest.raises(IngestError, match="unsupported file type"):
+        load_bytes(name, b"some text")
+
+
+def test_pdf_without_text_layer_is_refused() -> None:
+    with pytest.raises(IngestError, match="no text layer"):
+        load_bytes("scan.pdf", _pdf([[], []], drawing_only=True))
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.9])
+def test_truncated_pdf_is_refused(cut: float) -> None:
+    data = _pdf([["Some real text on a page."], ["More text on page two."]])
+    with pytest.raises(IngestError, match="damaged or unreadable"):
+        load_bytes("broken.pdf", data[: int(len(data) * cut)])
+
+
+def test_not_a_pdf_is_refused() -> None:
+    with pytest.raises(IngestError):
+        load_bytes("fake.pdf", b"this is plain text pretending to be a PDF")
+
+
+def test_pdf_page_limit() -> None:
+    data = _pdf([["one"], ["two"], ["three"]])
+    with pytest.raises(IngestError, match="over the limit"):
+        load_bytes("big.pdf", data, max_pdf_pages=2)

@@ -1,0 +1,92 @@
+"""Injection order, per-section tokens, templates and the refusal rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.answer.refusal import decide
+from core.errors import SettingsError
+from core.prompt.assemble import MESSAGE_OVERHEAD, SECTIONS, assemble
+from core.prompt.templates import load_templates
+
+TEMPLATES = Path(__file__).resolve().parents[3] / "data" / "templates.json"
+
+
+def test_sections_in_fixed_order_with_counts(resources) -> None:  # noqa: ANN001
+    p = assemble(
+        resources.counter, "SYS", "PROC", "[Retrieved Knowledge]\nK", "MEM",
+        [("user", "old q"), ("assistant", "old a")], "Q?",
+    )  # fmt: skip
+    assert [m.section for m in p.messages] == [
+        "system",
+        "procedure",
+        "knowledge",
+        "memory",
+        "history",
+        "history",
+        "user",
+    ]
+    assert [m.role for m in p.messages] == [
+        "system",
+        "system",
+        "system",
+        "system",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert p.messages[-1].content == "Q?"
+    assert list(p.sections) == list(SECTIONS)
+    for m in p.messages:
+        if m.section != "history":
+            assert p.sections[m.section] == resources.counter.count(m.content) + MESSAGE_OVERHEAD
+    assert p.total_tokens == sum(p.sections.values()) + 3
+
+
+def test_empty_sections_are_omitted(resources) -> None:  # noqa: ANN001
+    p = assemble(resources.counter, "SYS", "", "", "", [], "Q?")
+    assert [m.section for m in p.messages] == ["system", "user"]
+    assert p.sections["knowledge"] == 0 and p.sections["memory"] == 0
+
+
+def test_refusal_rule_both_ways() -> None:
+    assert decide(0.2, 500, 0.3, 80).refused
+    assert "τ" in decide(0.2, 500, 0.3, 80).reason
+    assert decide(0.6, 40, 0.3, 80).refused and "40 tokens" in decide(0.6, 40, 0.3, 80).reason
+    assert decide(None, 0, 0.3, 80).refused
+    assert not decide(0.6, 400, 0.3, 80).refused
+    # a low score with most of the question's words in the evidence is let through
+    assert not decide(0.2, 500, 0.3, 0, overlap=0.5, min_overlap=0.34).refused
+    low = decide(0.2, 500, 0.3, 0, overlap=0.25, min_overlap=0.34)
+    assert low.refused and "overlap 0.25 < 0.34" in low.reason
+
+
+def test_evidence_overlap_counts_content_words_in_one_entry() -> None:
+    from core.answer.refusal import evidence_overlap
+
+    q = "What is the maximum reach of the ARM-X3 robot?"  # content words: maximum reach arm x3 robot
+    assert evidence_overlap(q, ["The ARM-X3 robot has a maximum reach of 1.2 m."]) == 1.0
+    # the best single entry counts, not words pooled across entries
+    assert evidence_overlap(q, ["maximum reach", "arm x3 robot"]) == pytest.approx(3 / 5)
+    assert evidence_overlap(q, []) == 0.0 and evidence_overlap("what is it?", ["anything"]) == 0.0
+
+
+def test_templates_file_loads_and_fills() -> None:
+    t = load_templates(TEMPLATES)
+    assert "I don't know." in t.system_prompt("I don't know.")
+    assert "not instructions" in t.system
+    assert set(t.types) == {"factual", "comparison", "procedural", "analytical"}
+    assert t.user_message("Why {x}?") == "Why {x}?"
+
+
+def test_broken_templates_are_a_clear_settings_error(tmp_path: Path) -> None:
+    bad = tmp_path / "t.json"
+    bad.write_text("{not json")
+    with pytest.raises(SettingsError, match="not valid JSON"):
+        load_templates(bad)
+    bad.write_text(json.dumps({"system": "x", "user": "no placeholder"}))
+    with pytest.raises(SettingsError, match="question"):
+        load_templates(bad)

@@ -1,0 +1,52 @@
+"""Query types: offline accuracy on the shipped labelled set; LLM JSON mode with fallback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.answer.llm import OpenAIBackend
+from core.config import Settings
+from core.query.classify import classify, classify_offline
+from tests.support.fake_openai import closed_port, fake_openai_server
+
+LABELLED = Path(__file__).resolve().parents[3] / "data" / "query_types.jsonl"
+
+
+def test_offline_accuracy_on_labelled_set() -> None:
+    rows = [json.loads(line) for line in LABELLED.read_text().splitlines() if line.strip()]
+    assert len(rows) >= 60
+    correct = sum(classify_offline(r["q"]) == r["type"] for r in rows)
+    accuracy = correct / len(rows)
+    print(f"offline classifier accuracy: {correct}/{len(rows)} = {accuracy:.3f}")
+    assert accuracy >= 0.85
+
+
+def test_each_type_recognised() -> None:
+    assert classify_offline("What is the payload of the ArmX3?") == "factual"
+    assert classify_offline("Compare the ArmX2 and the ArmX3") == "comparison"
+    assert classify_offline("How do I calibrate the arm?") == "procedural"
+    assert classify_offline("Why did the joint 3 brake fail?") == "analytical"
+
+
+def _settings(tmp_path: Path, url: str) -> Settings:
+    return Settings(store_path=tmp_path, llm_base_url=url, llm_timeout=2, llm_max_retries=0, _env_file=None)
+
+
+def test_llm_classification_uses_json_mode(tmp_path: Path) -> None:
+    with fake_openai_server() as server:
+        server.reply = '{"type": "analytical"}'
+        backend = OpenAIBackend(_settings(tmp_path, server.base_url))
+        result = classify("What is the payload?", backend)
+        assert (result.query_type, result.method) == ("analytical", "llm")
+        assert server.chat_requests[-1].body["response_format"] == {"type": "json_object"}
+
+
+def test_llm_classification_falls_back_on_error_or_nonsense(tmp_path: Path) -> None:
+    backend = OpenAIBackend(_settings(tmp_path, f"http://127.0.0.1:{closed_port()}/v1"))
+    result = classify("How do I replace the gripper?", backend)
+    assert result.query_type == "procedural" and result.method.startswith("rules (llm failed")
+    with fake_openai_server() as server:
+        server.reply = '{"type": "poetry"}'
+        result = classify("Compare A and B", OpenAIBackend(_settings(tmp_path, server.base_url)))
+        assert result.query_type == "comparison" and result.method.startswith("rules")
