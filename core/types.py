@@ -70,6 +70,8 @@ class LedgerEntry:
     suspicious: bool = False
     category: str = ""
     page: int | None = None
+    title: str = ""  # the document's title
+    heading_path: str = ""  # the headings the chunk starts under, " › "-joined
 
     @property
     def included(self) -> bool:
@@ -82,6 +84,7 @@ class LedgerEntry:
             "score": self.score, "tokens": self.tokens, "fate": self.fate.value, "duplicate_of": self.duplicate_of,
             "injected_tokens": self.injected_tokens, "injected_text": self.injected_text,
             "dense_rank": self.dense_rank, "lexical_rank": self.lexical_rank, "suspicious": self.suspicious,
+            "title": self.title, "heading_path": self.heading_path,
         }  # fmt: skip
 
 

@@ -295,6 +295,18 @@ def _ms(value: Any) -> str:
 # Grounding ---------------------------------------------------------------------------------------
 
 
+def _with_problem(s: dict[str, Any]) -> dict[str, Any]:
+    """A sentence check with its problem in words (traces before version 2 carry only the flags)."""
+    if "problem" in s:
+        return s
+    problem = ""
+    if not s.get("supported"):
+        problem = "unsupported by the injected context"
+    elif not s.get("citation_ok"):
+        problem = "missing citation" if not s.get("citations") else "cites a chunk that was not injected"
+    return {**s, "problem": problem}
+
+
 def grounding_tab(trace: dict[str, Any]) -> None:
     g = trace.get("grounding")
     if not g:
@@ -302,27 +314,26 @@ def grounding_tab(trace: dict[str, Any]) -> None:
             "No grounding check: the question was refused." if trace.get("refused") else "No grounding data."
         )
         return
-    sentences = g.get("sentences") or []
-    bad = sum(1 for s in sentences if not (s.get("supported") and s.get("citation_ok")))
+    sentences = [_with_problem(s) for s in g.get("sentences") or []]
+    bad = sum(1 for s in sentences if s["problem"])
     c1, c2 = st.columns(2)
     c1.metric(
         "Grounding score",
         f"{float(g.get('score') or 0):.0%}",
-        help="share of sentences supported and correctly cited",
+        help="share of sentences that pass every check: supported, about the entity asked, "
+        "numbers in the evidence, correctly cited",
     )
     c2.metric("Flagged sentences", bad)
     for s in sentences:
         text = s.get("sentence", "")
         cites = ", ".join(s.get("citations") or []) or "none"
-        if not s.get("supported"):
-            line = f"{BAD} {highlight(text, 'red')}"
-            why = "unsupported by the injected context"
-        elif not s.get("citation_ok"):
-            line = f"{WARN} {highlight(text, 'orange')}"
-            why = "missing citation" if not s.get("citations") else "cites a chunk that was not injected"
-        else:
+        why = s["problem"] or "supported"
+        if not s["problem"]:
             line = f"{OK} {md_escape(text)}"
-            why = "supported"
+        elif s.get("supported"):
+            line = f"{WARN} {highlight(text, 'orange')}"
+        else:
+            line = f"{BAD} {highlight(text, 'red')}"
         st.markdown(line)
         st.caption(
             f"{why} · support {float(s.get('support') or 0):.2f} · cites {md_escape(cites)} · best match: "

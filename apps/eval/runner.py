@@ -8,7 +8,7 @@ calls — at the configured thresholds (the reported "engineered" setup) and at 
 reads those two settings, so the configured-threshold outcome equals a direct run
 (tests/test_eval.py checks this). The extractive answerer's own
 threshold (answer_min_similarity) changes which sentences it picks, so for the sweep the injected
-sentences are scored once with core.answer.extractive.score_sentences and the answerer's selection step is
+units are scored once with core.answer.evidence.score_units and the answerer's selection step is
 replayed at each grid value (`pick`, checked against the pipeline's answer on every question).
 """
 
@@ -24,7 +24,8 @@ from typing import Any
 from apps.eval.datasets import Dataset, Question, slug
 from apps.eval.metrics import Record, is_correct, keyterm_recall, strip_citations
 from core.answer import refusal
-from core.answer.extractive import Scored, answer_from_scored, score_sentences
+from core.answer.evidence import Evidence, score_units
+from core.answer.extractive import answer_from_scored
 from core.config import Settings
 from core.pipeline import Answer, Pipeline
 from core.resources import Models, Resources
@@ -194,12 +195,10 @@ def _record(
     )
 
 
-def pick(
-    scored: Sequence[Scored], refusal_sentence: str, min_score: float, max_sentences: int = 3
-) -> tuple[str, bool]:
+def pick(scored: Evidence, refusal_sentence: str, min_score: float) -> tuple[str, bool]:
     """The extractive answerer's selection step at one threshold: (text, refused), with the
-    sentences scored once (core.answer.extractive.answer_from_scored, the answerer's own last step)."""
-    d = answer_from_scored(scored, refusal_sentence, min_score, max_sentences)
+    units scored once (core.answer.extractive.answer_from_scored, the answerer's own last step)."""
+    d = answer_from_scored(scored, refusal_sentence, min_score)
     return d.text, d.refused
 
 
@@ -214,7 +213,7 @@ def _answerer_grid(
         ok = q.kind == "answerable" and is_correct(a.text, q.gold, q.match, q.q, s.refusal_sentence)
         return {round(configured, 4): (a.refused, ok)}, True
     included = a.context.included if a.context is not None else []
-    scored = score_sentences(q.q, included, pipe.resources.scorer)
+    scored = score_units(q.q, included, pipe.resources.scorer, a.trace["query_type"])
     same = True
     for ams in grid:
         text, refused = pick(scored, s.refusal_sentence, ams)

@@ -22,6 +22,11 @@ def cite(sentence: str, label: str) -> str:
 _CITE = re.compile(r"\(([^()]+?\.(?:md|markdown|txt|pdf|html?)(?: p\.\d+)?)\)", re.I)
 
 
+def strip_citations(text: str) -> str:
+    """The text without its (source) citations."""
+    return re.sub(r"\s+([.!?])", r"\1", _CITE.sub("", text)).strip()
+
+
 def cited_labels(text: str) -> list[str]:
     """The (source) citations that appear in an answer text."""
     return list(dict.fromkeys(m.group(1).strip() for m in _CITE.finditer(text)))

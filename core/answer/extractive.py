@@ -1,43 +1,24 @@
-"""The offline extractive answerer: the best-supported sentences of the injected evidence, cited."""
+"""The offline extractive answerer: evidence units of the injected context, chosen by query type.
+
+Units (core/context/units.py) are sentences, list items and table rows, each under its heading
+path. They are scored against the question (SentenceScorer.relevance on the unit with its headings)
+and checked against the entities the question names (core/query/entities.py): a unit about
+another named entity ("ArmX3" when the ArmX2 is asked) is never picked. Then, by query type:
+factual → the best units; procedural → the best-matching list's steps, numbered, in document
+order; comparison → one bullet per named entity with its values; analytical → the best units of
+at least two sources. Every claim carries its (source); no source markup reaches the answer.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from core.answer.citations import cite
+from core.answer import compose
 from core.answer.draft import Draft
+from core.answer.evidence import Evidence, Scored, score_units
 from core.context.dedupe import jaccard, word_set
-from core.context.injection import is_instruction_like
-from core.context.knowledge import citation_label
 from core.scoring import SentenceScorer
-from core.text import is_heading, split_sentences
 from core.types import LedgerEntry
-
-
-@dataclass(frozen=True)
-class Scored:
-    sentence: str
-    label: str
-    score: float
-    order: int
-
-
-def score_sentences(question: str, entries: Sequence[LedgerEntry], scorer: SentenceScorer) -> list[Scored]:
-    """Every usable sentence of the injected evidence, scored against the question
-    (SentenceScorer.relevance: static-embedding cosine plus question-word overlap)."""
-    pool: list[tuple[str, str]] = []
-    for e in entries:
-        label = citation_label(e.source, e.page)
-        for s in split_sentences(e.injected_text):
-            s = s.strip(" …")
-            if len(s.split()) < 3 or s.endswith(":") or is_heading(s) or is_instruction_like(s):
-                continue
-            pool.append((s, label))
-    if not pool:
-        return []
-    sims = scorer.relevance([s for s, _ in pool], question)
-    return [Scored(s, label, float(sims[i]), i) for i, (s, label) in enumerate(pool)]
 
 
 def extractive_answer(
@@ -46,49 +27,70 @@ def extractive_answer(
     scorer: SentenceScorer,
     refusal: str,
     min_score: float,
-    max_sentences: int = 3,
+    query_type: str = "factual",
     may_refuse: bool = True,
 ) -> Draft:
-    """Up to max_sentences best-supported sentences, each followed by its (source)."""
+    """The answer for the query type from the injected units, each claim followed by its (source)."""
     return answer_from_scored(
-        score_sentences(question, entries, scorer), refusal, min_score, max_sentences, may_refuse
+        score_units(question, entries, scorer, query_type), refusal, min_score, may_refuse
     )
 
 
-def answer_from_scored(
-    scored: Sequence[Scored], refusal: str, min_score: float, max_sentences: int = 3, may_refuse: bool = True
-) -> Draft:
-    """The extractive answer from already scored sentences (the eval replays thresholds on one
-    scoring)."""
-    if not scored:
-        return Draft(refusal, (), True, "no usable sentence in the injected context")
-    picked, best = select_sentences(scored, min_score, max_sentences, may_refuse)
-    if not picked:
+def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse: bool = True) -> Draft:
+    """The extractive answer from already scored units."""
+    usable = [x for x in ev.units if not x.conflict]
+    if not usable:
+        why = "no usable sentence in the injected context"
+        if ev.units:
+            others = sorted({o for x in ev.units for o in x.conflict})
+            why = f"the injected evidence is about {', '.join(others)}, not what the question names"
+        return Draft(refusal, (), True, why)
+    best = max(x.score for x in usable)
+    if may_refuse and best < min_score:
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
-    text = " ".join(cite(x.sentence, x.label) for x in picked)
-    return Draft(text, tuple(dict.fromkeys(x.label for x in picked)), False, "", best)
+    floor = min_score if may_refuse else 0.0
+    text, labels = _by_type(ev, usable, floor)
+    return Draft(text, labels, False, "", best)
 
 
-def select_sentences(
-    scored: Sequence[Scored], min_score: float, max_sentences: int = 3, may_refuse: bool = True
-) -> tuple[list[Scored], float]:
-    """The answer's sentences (best first, near-repeats skipped, followers under the floor
-    dropped) and the best score; none when may_refuse and the best is under min_score."""
-    ranked = sorted(scored, key=lambda x: -x.score)
-    best = ranked[0].score if ranked else 0.0
-    if not ranked or (may_refuse and best < min_score):
-        return [], best
-    floor = max(min_score, best * 0.6)
+def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tuple[str, ...]]:
+    if ev.query_type == "procedural":
+        steps = compose.procedure(usable, ev.question)
+        if steps is not None:
+            return steps
+    if ev.query_type == "comparison":
+        table = compose.comparison(usable, ev.question, ev.wanted)
+        if table is not None:
+            return table
+    if ev.query_type == "analytical":
+        return compose.units(pick(usable, floor, per_source=True))
+    picked = pick(usable, floor)
+    if picked[0].unit.kind != "sentence":
+        # a fact from a spec list or table: the other facts, not prose that merely mentions them
+        picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
+    return compose.units(picked)
+
+
+def pick(usable: Sequence[Scored], floor: float, most: int = 3, per_source: bool = False) -> list[Scored]:
+    """The best units (near-repeats skipped, followers under 0.6× the best dropped); per_source:
+    the best unit of each of the best sources first, so two sources speak."""
+    ranked = sorted(usable, key=lambda x: -x.score)
+    if per_source:
+        firsts = list({x.source: x for x in reversed(ranked)}.values())
+        firsts.sort(key=lambda x: -x.score)
+        ranked = firsts[:2] + [x for x in ranked if x not in firsts[:2]]
+    cut = max(floor, ranked[0].score * 0.6)
     picked: list[Scored] = []
     seen: list[frozenset[str]] = []
     for x in ranked:
-        words = word_set(x.sentence)
+        words = word_set(x.text)
         if any(jaccard(words, other) >= 0.8 for other in seen):
             continue  # the same sentence again (copied or lightly edited passages)
-        if picked and x.score < floor:
+        second_source = per_source and len(picked) == 1 and x.source != picked[0].source
+        if picked and x.score < cut and not (second_source and x.score >= max(floor, ranked[0].score * 0.4)):
             break
         seen.append(words)
         picked.append(x)
-        if len(picked) == max_sentences:
+        if len(picked) == most:
             break
-    return picked, best
+    return picked

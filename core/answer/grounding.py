@@ -1,5 +1,6 @@
-"""Grounding check: is each answer sentence supported by the injected context, and does its
-citation name a chunk that was actually injected?"""
+"""Grounding check, per answer sentence: is it supported by the injected context, does its citation
+name a chunk that was injected, is it about the entity the question names (not a sibling model),
+and do its numbers appear in the evidence that supports it? For extractive and LLM answers alike."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from core.answer.citations import cited_labels
+from core.answer.citations import cited_labels, strip_citations
+from core.answer.evidence import Scored, score_units
 from core.context.knowledge import citation_label
+from core.query.entities import conflicts, entities, question_entities
 from core.scoring import SentenceScorer
-from core.text import split_sentences
+from core.text import split_sentences, strip_markup
 from core.types import LedgerEntry
-
-_CITE_TAIL = re.compile(r"\s*\(([^()]+)\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -24,10 +25,19 @@ class SentenceCheck:
     citations: tuple[str, ...]
     supported: bool
     citation_ok: bool  # cites at least one injected chunk and nothing that was not injected
+    about: tuple[str, ...] = ()  # the other entities it is about, when not the one asked
+    numbers_ok: bool = True  # every number in it appears in its best-matching evidence
+    problem: str = ""  # why it is flagged, in words ("" when it passes every check)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
 
     def as_dict(self) -> dict[str, object]:
         d = asdict(self)
         d["citations"] = list(self.citations)
+        d["about"] = list(self.about)
+        d["ok"] = self.ok
         return d
 
 
@@ -61,38 +71,65 @@ def check(
     answer: str,
     entries: Sequence[LedgerEntry],
     scorer: SentenceScorer,
+    question: str = "",
     min_support: float = 0.6,
     shortlist: int = 4,
 ) -> Grounding | None:
-    """Per-sentence support and citation validity; None for a refusal or an empty answer."""
+    """Per-sentence checks; None for a refusal or an empty answer."""
     injected = [e for e in entries if e.included]
     labels = {citation_label(e.source, e.page) for e in injected} | {e.source for e in injected}
-    evidence = [s for e in injected for s in split_sentences(e.injected_text)]
+    evidence = [x for x in score_units(question, injected, scorer).units] if injected else []
     sentences = _answer_sentences(answer)
     if not sentences:
         return None
-    checks: list[SentenceCheck] = []
-    bare = [_CITE_TAIL.sub("", s) or s for s in sentences]
-    for s, text in zip(sentences, bare, strict=True):
-        cites = tuple(cited_labels(s))
-        support, match = _best_support(text, evidence, scorer, shortlist)
-        ok = bool(cites) and all(c in labels for c in cites)
-        checks.append(SentenceCheck(s, round(support, 4), match, cites, support >= min_support, ok))
-    good = sum(1 for c in checks if c.supported and c.citation_ok)
+    wanted = question_entities(question)
+    checks = [_check(s, evidence, labels, wanted, scorer, min_support, shortlist) for s in sentences]
+    good = sum(1 for c in checks if c.ok)
     return Grounding(tuple(checks), good / len(checks))
+
+
+def _check(
+    s: str, evidence: list[Scored], labels: set[str], wanted: set[str], scorer: SentenceScorer,
+    min_support: float, shortlist: int,
+) -> SentenceCheck:  # fmt: skip
+    text = strip_markup(_MARKER.sub("", strip_citations(s) or s))
+    cites = tuple(cited_labels(s))
+    support, best = _best_support(text, [x.text for x in evidence], scorer, shortlist)
+    unit = evidence[best] if best is not None else None
+    about = sorted(conflicts(wanted, set(unit.scope) if unit else set(), entities(text)))
+    pool = " ".join(x.text for x in evidence if not x.conflict).replace(",", "")
+    numbers_ok = all(n in pool for n in _NUMBER.findall(text.replace(",", "")))
+    cited_ok = bool(cites) and all(c in labels for c in cites)
+    problem = ""
+    if support < min_support:
+        problem = "unsupported by the injected context"
+    elif about:
+        problem = f"about {', '.join(about)}; the question asks about {', '.join(sorted(wanted))}"
+    elif not numbers_ok:
+        problem = "a number in it is not in the evidence that supports it"
+    elif not cited_ok:
+        problem = "missing citation" if not cites else "cites a chunk that was not injected"
+    return SentenceCheck(
+        s, round(support, 4), unit.text if unit else "", cites, support >= min_support, cited_ok,
+        tuple(about), numbers_ok, problem,
+    )  # fmt: skip
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+")
 
 
 def _best_support(
     sentence: str, evidence: list[str], scorer: SentenceScorer, shortlist: int
-) -> tuple[float, str]:
-    """Full-embedding cosine of the best-matching evidence sentence.
+) -> tuple[float, int | None]:
+    """Full-embedding cosine of the best-matching evidence unit, and its index.
 
-    The cheap relevance score shortlists a few evidence sentences first, so a check embeds a
-    handful of sentences instead of the whole context (cached vectors are reused)."""
+    The cheap relevance score shortlists a few evidence units first, so a check embeds a handful
+    of texts instead of the whole context (cached vectors are reused)."""
     if not evidence:
-        return 0.0, ""
+        return 0.0, None
     quick = scorer.relevance(evidence, sentence)
-    top = [evidence[int(i)] for i in quick.argsort()[::-1][:shortlist]]
-    sims = scorer.vectors(top) @ scorer.vectors([sentence])[0]
+    top = [int(i) for i in quick.argsort()[::-1][:shortlist]]
+    sims = scorer.vectors([evidence[i] for i in top]) @ scorer.vectors([sentence])[0]
     j = int(sims.argmax())
     return float(sims[j]), top[j]

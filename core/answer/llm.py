@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import ssl
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -319,9 +320,14 @@ def llm_answer(
     return "".join(parts)
 
 
+# the knowledge fence's tags (and look-alikes) a model may echo into its reply
+_FENCE_TAG = re.compile(r"</?\s*doc(?:-[0-9a-z]+)?(?:\s[^<>]*)?>", re.I)
+
+
 def draft_from_reply(text: str, refusal_sentence: str) -> Draft:
-    """The model's reply as a Draft: its citations, and whether it said the refusal sentence."""
-    text = text.strip()
+    """The model's reply as a Draft (knowledge fence tags removed): its citations, and whether it
+    said the refusal sentence."""
+    text = re.sub(r"[ \t]{2,}", " ", _FENCE_TAG.sub("", text)).strip()
     refused = text.rstrip(".").strip().lower() == refusal_sentence.rstrip(".").strip().lower()
     return Draft(
         text, tuple(cited_labels(text)), refused, "the model said it does not know" if refused else ""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from core.config import Settings
 from core.context.dedupe import Deduper
+from core.context.focus import about_asked_first
 from core.context.injection import is_instruction_like, nonce
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import ranked_extract, truncate_sentences
@@ -76,8 +77,11 @@ def in_evidence_order(candidates: Sequence[Candidate], order: str) -> list[Candi
 
 
 def _render(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
-    page = int(c.chunk.metadata["page"]) if "page" in c.chunk.metadata else None
-    return fmt.entry(n, c.chunk.source, c.chunk.category, c.score, text, page)
+    meta = c.chunk.metadata
+    page = int(meta["page"]) if "page" in meta else None
+    return fmt.entry(
+        n, c.chunk.source, c.chunk.category, c.score, text, page, str(meta.get("heading_path", ""))
+    )
 
 
 def _entry(
@@ -97,6 +101,7 @@ def _entry(
         dense_rank=c.dense_rank, lexical_rank=c.lexical_rank,
         suspicious=is_instruction_like(c.chunk.text), category=c.chunk.category,
         page=int(meta["page"]) if "page" in meta else None,
+        title=str(meta.get("title", "")), heading_path=str(meta.get("heading_path", "")),
     )  # fmt: skip
 
 
@@ -259,5 +264,5 @@ def fit_evidence(
     if baseline:
         return build_context(candidates, query, BudgetParams(10**9, dedupe=False), fmt, counter, scorer)
     params = BudgetParams.from_settings(settings, budget)
-    ranked = in_evidence_order(candidates, settings.evidence_order)
+    ranked = about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
     return build_context(ranked, query, params, fmt, counter, scorer)

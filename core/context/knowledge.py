@@ -31,12 +31,16 @@ class KnowledgeFormat:
     def joiner(self) -> str:
         return SEPARATORS.get(self.separator, "\n---\n")
 
-    def entry(self, n: int, source: str, category: str, score: float, text: str, page: int | None) -> str:
+    def entry(
+        self, n: int, source: str, category: str, score: float, text: str, page: int | None, section: str = ""
+    ) -> str:
         """One fenced entry; the text is defused so it cannot close the fence or pose as a role."""
         prefix = f"{n}. " if self.separator == "numbered" else ""
+        under = f"Section: {defuse(section)}\n" if section else ""
         return (
             f"<doc-{self.nonce} n={n}>\n"
             f"{prefix}Source: {citation_label(source, page)}\n"
+            f"{under}"
             f"Category: {category or 'general'}\n"
             f"Relevance Score: {score:.2f}\n"
             f"{defuse(text)}\n"

@@ -25,7 +25,8 @@ from apps.eval.metrics import (
 from apps.eval.runner import SweepRow, dataset_settings, ingest_dataset, pick
 from apps.eval.sweep import frange, point, sweep
 from core.answer import refusal
-from core.answer.extractive import extractive_answer, score_sentences
+from core.answer.evidence import score_units
+from core.answer.extractive import extractive_answer
 from core.types import Fate, LedgerEntry
 from tests.support.stores import close_stores as forget_indexes
 from tests.support.stores import make_pipeline, make_settings, resources_for
@@ -377,7 +378,7 @@ def test_pick_replays_the_extractive_answerer(resources) -> None:  # noqa: ANN00
     ]
     for question in ("Who invented the Zorblax widget?", "How tall is the lighthouse?", "What is teal?",
                      "Unrelated words about volcanoes and penguins?"):  # fmt: skip
-        scored = score_sentences(question, entries, scorer)
+        scored = score_units(question, entries, scorer)
         for ams in (0.0, 0.2, 0.3, 0.45, 0.6):
             d = extractive_answer(question, entries, scorer, REFUSAL, ams)
             assert pick(scored, REFUSAL, ams) == (d.text, d.refused), (question, ams)

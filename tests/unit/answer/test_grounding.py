@@ -51,3 +51,36 @@ def test_citation_split_off_by_the_sentence_splitter_is_reattached(resources) ->
         "Its reach is 1,300 mm. (products/arm-x3.md) It is big.", EVIDENCE, SentenceScorer(resources.embedder)
     )
     assert g is not None and g.sentences[0].citations == ("products/arm-x3.md",)
+
+
+PUMPS = [
+    LedgerEntry(
+        "id-z20", "catalog/z20.md", 0.8, Fate.KEPT, 60,
+        injected_text="# Zephyr Z20 Pump\n\n## Specifications\n\n- Flow rate: 90 litres per minute\n- Weight: 14 kg",
+        injected_tokens=60, title="Zephyr Z20 Pump", heading_path="Zephyr Z20 Pump",
+    ),
+    LedgerEntry(
+        "id-z10", "catalog/z10.md", 0.7, Fate.KEPT, 60,
+        injected_text="# Zephyr Z10 Pump\n\n## Specifications\n\n- Flow rate: 40 litres per minute\n- Weight: 9 kg",
+        injected_tokens=60, title="Zephyr Z10 Pump", heading_path="Zephyr Z10 Pump",
+    ),
+]  # fmt: skip
+
+
+def test_an_answer_about_another_model_is_flagged(resources) -> None:  # noqa: ANN001
+    """Copy-support alone vouches for a sentence copied from the sibling model's spec list."""
+    scorer = SentenceScorer(resources.embedder)
+    question = "What is the flow rate of the Z10 pump?"
+    wrong = check("Flow rate: 90 litres per minute (catalog/z20.md).", PUMPS, scorer, question)
+    assert wrong is not None
+    [s] = wrong.sentences
+    assert s.supported and s.citation_ok  # copied and cited: the old check passed it
+    assert s.about == ("z20",) and not s.ok and "z10" in s.problem and wrong.score == 0.0
+    right = check("Flow rate: 40 litres per minute (catalog/z10.md).", PUMPS, scorer, question)
+    assert right is not None and right.sentences[0].ok and right.score == 1.0
+
+
+def test_a_number_missing_from_the_evidence_is_flagged(resources) -> None:  # noqa: ANN001
+    scorer = SentenceScorer(resources.embedder)
+    g = check("The Z10 pump weighs 11 kg (catalog/z10.md).", PUMPS, scorer, "How heavy is the Z10 pump?")
+    assert g is not None and not g.sentences[0].numbers_ok and not g.sentences[0].ok

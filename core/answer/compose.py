@@ -1,0 +1,171 @@
+"""Writing an extractive answer from chosen units: prose or bullets, numbered steps, and one
+bullet per compared entity. Each claim ends with its (source); the output is Markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.answer.citations import cite
+from core.answer.evidence import Scored
+from core.query.entities import entities, matches
+from core.text import content_words
+
+# the words of a comparison question that name no attribute
+_COMPARING = frozenset(
+    "compare compared comparison comparing difference differences differ differs versus vs between "
+    "better worse which one two both against contrast similar similarities same than more less "
+    "prefer choose should pick".split()
+)
+# comparative adjectives → the attribute they compare (plain English, not any corpus's vocabulary)
+_COMPARATIVES = {
+    "lighter": "weight", "heavier": "weight", "faster": "speed", "slower": "speed", "quicker": "speed",
+    "cheaper": "price", "pricier": "price", "expensive": "price", "costlier": "price", "cost": "price",
+    "bigger": "size", "larger": "size", "smaller": "size", "longer": "length", "shorter": "length",
+    "newer": "release", "older": "release", "precise": "repeatability", "accurate": "accuracy",
+}  # fmt: skip
+STEP_WORDS_LIMIT = 400  # an answer's steps stop here, with a pointer to the rest
+
+
+def _labels(picked: Sequence[Scored]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(x.label for x in picked))
+
+
+def units(picked: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
+    """Sentences as prose; list items and rows (or a mix) as bullets."""
+    if all(x.unit.kind == "sentence" for x in picked):
+        return " ".join(cite(x.text, x.label) for x in picked), _labels(picked)
+    return "\n".join(f"- {cite(x.text, x.label)}" for x in picked), _labels(picked)
+
+
+def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, ...]] | None:
+    """The steps of the list that best matches the question, numbered and in document order;
+    None when the evidence holds no list of two or more items."""
+    lists: dict[tuple[str, tuple[str, ...], bool], list[Scored]] = {}
+    for x in usable:
+        if x.unit.kind == "item":
+            lists.setdefault((x.source, x.unit.path, x.unit.ordinal is not None), []).append(x)
+    candidates = [items for items in lists.values() if len({_key(x) for x in items}) >= 2]
+    if not candidates:
+        return None
+    best_unit = max(x.score for x in usable)
+
+    def strength(items: list[Scored]) -> float:
+        top = sorted((x.score for x in items), reverse=True)[:3]
+        numbered = items[0].unit.ordinal is not None
+        return sum(top) / len(top) + (0.05 if numbered else 0.0)
+
+    items = max(candidates, key=strength)
+    if max(x.score for x in items) < 0.75 * best_unit:
+        return None  # the lists here are not what the question is about
+    return _steps(items), (items[0].label,)
+
+
+def _key(x: Scored) -> int | str:
+    return x.unit.ordinal if x.unit.ordinal is not None else x.text
+
+
+def _steps(items: list[Scored]) -> str:
+    ordered = sorted({_key(x): x for x in items}.values(), key=lambda x: (x.unit.ordinal or 0, x.order))
+    first = ordered[0]
+    heading = first.unit.path[-1] if first.unit.path else ""
+    lines = [
+        f"{heading.rstrip(':').capitalize() if heading.isupper() else heading.rstrip(':')} ({first.label}):"
+        if heading
+        else f"From {first.label}:"
+    ]
+    words = 0
+    expected = ordered[0].unit.ordinal
+    for n, x in enumerate(ordered, 1):
+        ordinal = x.unit.ordinal
+        if ordinal is not None and expected is not None and ordinal > expected:
+            lines.append("…")  # steps the injected evidence does not hold
+        words += len(x.text.split())
+        if words > STEP_WORDS_LIMIT:
+            lines.append(f"… (the remaining steps are in {first.label})")
+            break
+        lines.append(f"{ordinal if ordinal is not None else n}. {cite(x.text, x.label)}")
+        expected = (ordinal or 0) + 1 if ordinal is not None else None
+    return "\n".join(lines)
+
+
+def comparison(
+    usable: Sequence[Scored], question: str, wanted: frozenset[str]
+) -> tuple[str, tuple[str, ...]] | None:
+    """One bullet per named entity with its values for the asked attributes (from a table whose
+    columns are the entities, or from each entity's own units); None with fewer than two."""
+    words = {w for w in content_words(question) if w not in _COMPARING and not entities(w)} - set(wanted)
+    attrs = {_COMPARATIVES.get(w, w) for w in words}
+    values = _from_table(usable, wanted, attrs) or _from_sections(usable, wanted, attrs)
+    if values is None or len(values) < 2:
+        return None
+    lines, labels = [], []
+    for name, pairs in values.items():
+        text = "; ".join(v for v, _ in pairs)
+        label = pairs[0][1]
+        lines.append(f"- **{name}**: {cite(text, label)}")
+        labels.extend(lab for _, lab in pairs)
+    return "\n".join(lines), tuple(dict.fromkeys(labels))
+
+
+def _attr_match(text: str, attrs: set[str]) -> float:
+    if not attrs:
+        return 0.0
+    words = {w[:5] for w in content_words(text)}
+    return len({a[:5] for a in attrs} & words) / len(attrs)
+
+
+def _from_table(
+    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
+) -> dict[str, list[tuple[str, str]]] | None:
+    """Values from the rows of the best table whose header names at least two of the entities."""
+    tables: dict[tuple[str, int, tuple[str, ...]], list[Scored]] = {}
+    for x in usable:
+        if x.unit.kind == "row" and x.unit.header:
+            tables.setdefault((x.source, x.order // 100000, x.unit.header), []).append(x)
+    best: dict[str, list[tuple[str, str]]] | None = None
+    for (_, _, header), rows in tables.items():
+        cols = {i: h for i, h in enumerate(header) if i and entities(h)}
+        named = {i: h for i, h in cols.items() if not wanted or matches(wanted, entities(h))}
+        if len(named) < 2:
+            continue
+        ranked = sorted(rows, key=lambda r: (-_attr_match(r.unit.cells[0], attrs), -r.score))
+        chosen = [r for r in ranked if _attr_match(r.unit.cells[0], attrs) > 0] or ranked[: 3 if attrs else 6]
+        chosen.sort(key=lambda r: r.order)
+        out = {
+            h: [
+                (f"{r.unit.cells[0]} {r.unit.cells[i]}", r.label)
+                for r in chosen
+                if i < len(r.unit.cells) and r.unit.cells[i]
+            ]
+            for i, h in named.items()
+        }
+        if best is None or sum(map(len, out.values())) > sum(map(len, best.values())):
+            best = out
+    return best
+
+
+def _from_sections(
+    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
+) -> dict[str, list[tuple[str, str]]] | None:
+    """Values from each named entity's own units (spec items, sentences under its heading)."""
+    if len(wanted) < 2:
+        return None
+    found: dict[str, list[Scored]] = {}
+    for x in sorted(usable, key=lambda x: x.order):
+        if x.unit.kind == "row" or not x.scope or _attr_match(x.text, attrs) == 0:
+            continue
+        for w in sorted(wanted):
+            if matches({w}, x.scope):
+                found.setdefault(w, []).append(x)
+                break
+    out = {_display(w, xs[0]): [(x.text, x.label) for x in xs[:4]] for w, xs in found.items()}
+    return out or None
+
+
+def _display(token: str, x: Scored) -> str:
+    """How the evidence writes the entity (its heading's spelling), for the bullet's name."""
+    for heading in reversed(x.unit.path):
+        for word in heading.split():
+            if word.lower().replace("-", "").endswith(token) or token.endswith(word.lower().replace("-", "")):
+                return word
+    return token

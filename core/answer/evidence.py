@@ -1,0 +1,96 @@
+"""The injected evidence as scored units: each sentence, list item and table row with its
+relevance to the question, its scope (the entities it stands under) and its conflicts (the other
+entities it is about when the question names one)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.context.injection import is_instruction_like
+from core.context.knowledge import citation_label
+from core.context.units import Unit, parse
+from core.query.entities import conflicts, entities, matches, question_entities
+from core.scoring import SentenceScorer
+from core.types import LedgerEntry
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One evidence unit scored for the question."""
+
+    unit: Unit
+    text: str  # as the answer shows it (a row narrowed to the asked columns)
+    source: str
+    label: str  # its citation
+    score: float
+    order: int  # document order across the injected entries
+    scope: frozenset[str]  # the entities it stands under
+    conflict: frozenset[str]  # the other entities it is about (empty: usable)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The question's scored units; the eval replays answer thresholds on one scoring."""
+
+    question: str
+    query_type: str
+    wanted: frozenset[str]
+    units: tuple[Scored, ...]
+
+
+def score_units(
+    question: str, entries: Sequence[LedgerEntry], scorer: SentenceScorer, query_type: str = "factual"
+) -> Evidence:
+    """Every usable unit of the injected evidence, scored against the question."""
+    wanted = frozenset(question_entities(question))
+    pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
+    for n, e in enumerate(entries):
+        base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
+        title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
+        for u in parse(e.injected_text, base):
+            if not _usable(u):
+                continue
+            text, scope = _narrow(u, wanted, title_scope)
+            clash = frozenset(conflicts(set(wanted), scope, entities(text)))
+            pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
+    if not pool:
+        return Evidence(question, query_type, wanted, ())
+    contexts = [" › ".join((*u.path[-2:], text)) if u.path else text for u, text, *_ in pool]
+    sims = scorer.relevance(contexts, question)
+    units = tuple(
+        Scored(u, text, e.source, citation_label(e.source, e.page), float(sims[i]), order, scope, clash)
+        for i, (u, text, e, scope, clash, order) in enumerate(pool)
+    )
+    return Evidence(question, query_type, wanted, units)
+
+
+def _stem(source: str) -> str:
+    return source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def _usable(u: Unit) -> bool:
+    words = len(u.text.split())
+    if u.kind == "sentence" and (words < 3 or u.text.endswith(":")):
+        return False
+    return words >= 2 and not is_instruction_like(u.text)
+
+
+def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str, set[str]]:
+    """The unit's text as shown and its scope entities: a row whose columns are entities keeps
+    only the asked columns; otherwise the nearest heading (or the title) that names entities."""
+    if u.kind == "row":
+        columns = {i: entities(h) for i, h in enumerate(u.header) if i and entities(h)}
+        if columns:
+            asked = [i for i, ents in columns.items() if matches(wanted, ents)]
+            if asked:
+                return u.row_text(asked), set().union(*(columns[i] for i in asked))
+            return u.text, set().union(*columns.values())
+        subject = entities(u.cells[0]) if u.cells else set()
+        if subject:
+            return u.text, subject
+    for heading in reversed(u.path):
+        found = entities(heading)
+        if found:
+            return u.text, found
+    return u.text, set(title_scope)

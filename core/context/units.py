@@ -1,0 +1,105 @@
+"""Evidence units: what an answer is made of, parsed from a chunk's canonical text.
+
+Ingest writes every format as one light markup (headings "#…", list items "- x" / "N. x", table
+rows "| a | b |" with the header row first, paragraphs). A unit is a sentence of a paragraph, a list
+item (with its ordinal and list), or a table row (with its header), each under its heading path,
+and rendered without any markup: a row reads "Payload — ArmX2: 5 kg; ArmX3: 12 kg"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.text import is_heading, split_sentences, strip_markup
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_ITEM = re.compile(r"^\s*(?:[-*+•]|(\d{1,3})[.)])\s+(.*)$")
+_RULE_ROW = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
+_UNDERLINE = re.compile(r"^\s*(=+|-{3,})\s*$")
+
+
+@dataclass(frozen=True)
+class Unit:
+    kind: str  # "sentence" | "item" | "row"
+    text: str  # as an answer shows it: no markup
+    path: tuple[str, ...]  # headings it stands under, outermost first
+    position: int  # order within its chunk
+    ordinal: int | None = None  # a numbered item's number
+    block: int = 0  # the list or table it belongs to (within its chunk)
+    cells: tuple[str, ...] = ()  # a row's cells
+    header: tuple[str, ...] = ()  # its table's header cells
+
+    @property
+    def context(self) -> str:
+        """The unit with the headings it stands under, as relevance scoring reads it."""
+        return " › ".join((*self.path[-2:], self.text)) if self.path else self.text
+
+    def row_text(self, columns: Sequence[int] | None = None) -> str:
+        """A row as "subject — column: value; …" (only the given value columns, when given)."""
+        subject = self.cells[0] if self.cells else ""
+        idx = [i for i in range(1, len(self.cells)) if columns is None or i in columns]
+        pairs = [
+            f"{self.header[i]}: {self.cells[i]}" if i < len(self.header) and self.header[i] else self.cells[i]
+            for i in idx
+            if self.cells[i]
+        ]
+        return f"{subject} — {'; '.join(pairs)}" if pairs else subject
+
+
+def parse(text: str, base_path: Sequence[str] = ()) -> list[Unit]:
+    """The units of one chunk's text, in order; base_path: the headings in effect at its start."""
+    units: list[Unit] = []
+    path = list(base_path)
+    levels = list(range(1, len(path) + 1))
+    block = 0
+    header: tuple[str, ...] | None = None
+    in_list = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if (
+            not stripped
+            or _UNDERLINE.match(stripped)
+            or _RULE_ROW.match(stripped)
+            and "-" in stripped
+            and "|" in stripped
+        ):
+            if not stripped:
+                header, in_list = None, False
+            continue
+        heading = _HEADING.match(stripped)
+        if heading or (is_heading(stripped) and len(stripped.split()) <= 12 and not stripped.startswith("|")):
+            level = len(heading.group(1)) if heading else (levels[-1] + 1 if levels else 1)
+            title = strip_markup(heading.group(2) if heading else stripped.title())
+            keep = [i for i, lv in enumerate(levels) if lv < level]
+            path = [path[i] for i in keep] + [title]
+            levels = [levels[i] for i in keep] + [level]
+            header, in_list = None, False
+            continue
+        n = len(units)
+        if stripped.startswith("|"):
+            cells = tuple(strip_markup(c) for c in stripped.strip("|").split("|"))
+            if header is None:
+                header, block = cells, block + 1
+                continue
+            units.append(Unit("row", "", tuple(path), n, None, block, cells, header))
+            units[-1] = _with_row_text(units[-1])
+            continue
+        item = _ITEM.match(line)
+        if item:
+            if not in_list:
+                block += 1
+                in_list = True
+            ordinal = int(item.group(1)) if item.group(1) else None
+            units.append(Unit("item", strip_markup(item.group(2)), tuple(path), n, ordinal, block))
+            continue
+        header, in_list = None, False
+        for s in split_sentences(stripped):
+            s = strip_markup(s.strip(" …"))
+            if s:
+                units.append(Unit("sentence", s, tuple(path), len(units)))
+    return units
+
+
+def _with_row_text(u: Unit) -> Unit:
+    return Unit(u.kind, u.row_text(), u.path, u.position, u.ordinal, u.block, u.cells, u.header)

@@ -1,0 +1,85 @@
+"""Named things a question asks about: model codes, product names, versions, error codes.
+
+An entity token is a token that names one specific thing and has near-identical siblings: letters
+and digits mixed ("ArmX2", "G5", "E-211", "NC-300", "SEV1"), a CamelCase name ("NorthEye"), or a
+dotted version ("4.0.0"). Plain words and plain numbers are not entities. Tokens are normalised
+(lower case, hyphens and underscores dropped) so "Arm X2", "ArmX2" and "armx2" match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_ALPHA = re.compile(r"[A-Za-z]")
+_CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z][A-Za-z]*$")
+_VERSION = re.compile(r"^v?\d+(\.\d+){1,3}$", re.I)
+_ORDINAL = re.compile(r"^\d+(st|nd|rd|th|s)$", re.I)  # "1st", "1990s": not a model
+_UNIT = re.compile(
+    r"^\d+(\.\d+)?(mm|cm|m|km|kg|g|w|kw|v|a|hz|khz|mhz|ghz|ms|s|h|mb|gb|tb|mp|x|px|k|min)$", re.I
+)
+
+
+def _norm(token: str) -> str:
+    return token.lower().replace("-", "").replace("_", "").rstrip(".")
+
+
+def is_entity(token: str) -> bool:
+    token = token.rstrip(".")
+    if _VERSION.match(token):
+        return token.count(".") >= 2 or token[:1] in "vV"
+    if _HAS_DIGIT.search(token) and _HAS_ALPHA.search(token):
+        return not (_ORDINAL.match(token) or _UNIT.match(token))
+    return bool(_CAMEL.match(token))
+
+
+def entities(text: str) -> set[str]:
+    """The normalised entity tokens of a text."""
+    return {_norm(t) for t in _TOKEN.findall(text) if is_entity(t)}
+
+
+def question_entities(question: str) -> set[str]:
+    """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2")."""
+    tokens = _TOKEN.findall(question)
+    found = {_norm(t) for t in tokens if is_entity(t)}
+    for a, b in zip(tokens, tokens[1:], strict=False):
+        if is_entity(b) and a[:1].isupper() and a.isalpha():
+            found.add(_norm(a + b))
+    return found
+
+
+def family(token: str) -> str:
+    """The letters before the first digit: "armx2" and "armx3" are one family, "g5" another."""
+    m = re.match(r"[a-z]*", token)
+    return m.group(0) if m else ""
+
+
+def matches(wanted: Iterable[str], found: Iterable[str]) -> bool:
+    """A wanted entity is among the found ones (or one ends with the other: "x2" in "armx2")."""
+    found = set(found)
+    for w in wanted:
+        for f in found:
+            if w == f or (
+                len(w) >= 2 and len(f) >= 2 and (f.endswith(w) or w.endswith(f)) and _digits(w) == _digits(f)
+            ):
+                return True
+    return False
+
+
+def _digits(token: str) -> str:
+    return "".join(ch for ch in token if ch.isdigit())
+
+
+def conflicts(wanted: set[str], scope: set[str], text: set[str]) -> set[str]:
+    """The sibling entities a piece of evidence is about, when it is not about a wanted one.
+
+    scope: the entities of the heading (or row, column) the evidence stands under; text: those it
+    names itself. Only siblings count (same family, another model: "ArmX3" for "ArmX2", "E-104" for
+    "E-211"): an entity of another family in the question ("IP66") is an attribute asked about,
+    not the subject."""
+    if not wanted or matches(wanted, scope | text):
+        return set()
+    families = {family(w) for w in wanted}
+    return {t for t in scope | text if family(t) in families}

@@ -1,0 +1,137 @@
+"""The extractive answerer by query type, on fictional product pages with confusable models."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answer.extractive import extractive_answer
+from core.scoring import SentenceScorer
+from core.types import Fate, LedgerEntry
+
+REFUSAL = "I don't know."
+
+K5 = """# Kestrel K5 Drone
+
+The Kestrel K5 is the entry model of the Kestrel survey drones.
+
+## Specifications
+
+- Flight time: 28 minutes
+- Top speed: 54 km/h
+- Weight: 1.9 kg"""
+
+K7 = """# Kestrel K7 Drone
+
+The Kestrel K7 replaces the K5 for long survey missions.
+
+## Specifications
+
+- Flight time: 41 minutes
+- Top speed: 68 km/h
+- Weight: 2.6 kg
+
+## K7 vs K5
+
+| Feature | K5 | K7 |
+|---|---|---|
+| Flight time | 28 minutes | 41 minutes |
+| Weight | 1.9 kg | 2.6 kg |
+| Camera | 12 MP | 20 MP |"""
+
+PAIRING = """# Pairing a Kestrel controller
+
+Pairing links the handheld controller to one drone.
+
+## Steps
+
+1. Switch on the drone and wait for the blue light.
+2. Hold the pairing button on the controller for five seconds.
+3. Select the drone's serial number on the controller screen.
+4. Confirm the pairing code shown on both devices.
+5. Wait until the light turns solid green.
+
+## Troubleshooting
+
+- A blinking red light means the battery is too low to pair.
+- Pairing fails within two metres of a charging dock."""
+
+
+def entry(source: str, text: str, score: float = 0.8, fate: Fate = Fate.KEPT) -> LedgerEntry:
+    title = text.splitlines()[0].lstrip("# ")
+    return LedgerEntry(
+        f"id-{source}", source, score, fate, 120, injected_text=text, injected_tokens=120, title=title
+    )
+
+
+@pytest.fixture(scope="module")
+def scorer(resources) -> SentenceScorer:  # noqa: ANN001
+    return SentenceScorer(resources.embedder)
+
+
+EVIDENCE = [
+    entry("drones/k7.md", K7, 0.82),
+    entry("drones/k5.md", K5, 0.78),
+    entry("guides/pairing.md", PAIRING, 0.4),
+]
+
+
+def ask(question: str, qtype: str, scorer: SentenceScorer, evidence: list[LedgerEntry] = EVIDENCE) -> str:
+    d = extractive_answer(question, evidence, scorer, REFUSAL, 0.25, qtype)
+    assert not d.refused, d.reason
+    return d.text
+
+
+def test_factual_answer_is_about_the_model_asked(scorer: SentenceScorer) -> None:
+    text = ask("What is the flight time of the K5?", "factual", scorer)
+    assert "28 minutes" in text and "41 minutes" not in text
+    text = ask("What is the top speed of the Kestrel K7?", "factual", scorer)
+    assert "68 km/h" in text and "54 km/h" not in text
+    assert "|" not in text and "#" not in text and "(drones/k7.md)" in text
+
+
+def test_no_unit_about_a_sibling_is_ever_the_answer(scorer: SentenceScorer) -> None:
+    only_k7 = [entry("drones/k7.md", K7.split("## K7 vs K5")[0])]
+    d = extractive_answer("What is the weight of the K5?", only_k7, scorer, REFUSAL, 0.25, "factual")
+    assert "2.6 kg" not in d.text  # the K7's weight is never the K5's answer
+    specs_only = [entry("drones/k7.md", K7.split("## K7 vs K5")[0].split("## Specifications")[1])]
+    specs_only = [LedgerEntry(**{**vars(specs_only[0]), "heading_path": "Kestrel K7 Drone › Specifications"})]
+    d = extractive_answer("What is the weight of the K5?", specs_only, scorer, REFUSAL, 0.25, "factual")
+    assert d.refused and "k7" in d.reason  # only the K7's specs: no answer rather than the K7's
+
+
+def test_procedure_is_complete_numbered_and_in_order(scorer: SentenceScorer) -> None:
+    text = ask("How do I pair the controller with a drone?", "procedural", scorer)
+    lines = [ln for ln in text.splitlines() if ln[:1].isdigit()]
+    assert [ln.split(".")[0] for ln in lines] == ["1", "2", "3", "4", "5"]
+    assert "blue light" in lines[0] and "solid green" in lines[4]
+    assert "blinking red" not in text  # the troubleshooting bullets are another list
+
+
+def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:
+    cut = PAIRING.replace("3. Select the drone's serial number on the controller screen.\n", "")
+    text = ask(
+        "How do I pair the controller with a drone?", "procedural", scorer, [entry("guides/pairing.md", cut)]
+    )
+    assert "…" in text.splitlines()[3] and text.splitlines()[4].startswith("4.")
+
+
+def test_comparison_gives_one_bullet_per_model_with_the_asked_values(scorer: SentenceScorer) -> None:
+    text = ask("Compare the K5 and the K7 in flight time and weight", "comparison", scorer)
+    bullets = text.splitlines()
+    assert len(bullets) == 2 and all(b.startswith("- ") for b in bullets)
+    k5 = next(b for b in bullets if "K5" in b)
+    k7 = next(b for b in bullets if "K7" in b)
+    assert "28 minutes" in k5 and "1.9 kg" in k5 and "41 minutes" not in k5
+    assert "41 minutes" in k7 and "2.6 kg" in k7 and "Camera" not in text
+
+
+def test_comparative_adjective_finds_its_attribute(scorer: SentenceScorer) -> None:
+    text = ask("Which is lighter, the K5 or the K7?", "comparison", scorer)
+    assert "1.9 kg" in text and "2.6 kg" in text and "minutes" not in text
+
+
+def test_analytical_answer_draws_on_two_sources(scorer: SentenceScorer) -> None:
+    d = extractive_answer(
+        "Why would a survey team choose the K7 over the K5?", EVIDENCE, scorer, REFUSAL, 0.25, "analytical"
+    )
+    assert len(d.citations) >= 2

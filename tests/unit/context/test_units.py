@@ -1,0 +1,66 @@
+"""Evidence units parsed from a chunk's canonical text: sentences, list items, table rows."""
+
+from __future__ import annotations
+
+from core.context.units import parse
+
+TEXT = """# Kestrel K7 Drone
+
+The Kestrel K7 is a **survey** drone. It maps [fields](https://example.com) quickly.
+
+## Specifications
+
+- Flight time: 41 minutes
+- Top speed: 68 km/h
+
+## K7 vs K5
+
+| Feature | K5 | K7 |
+|---|---|---|
+| Flight time | 28 minutes | 41 minutes |
+| Camera | 12 MP | 20 MP |
+
+## Pairing
+
+3. Hold the pairing button.
+4. Wait for the green light."""
+
+
+def test_units_carry_kind_path_and_clean_text() -> None:
+    units = parse(TEXT)
+    kinds = [u.kind for u in units]
+    assert kinds == ["sentence", "sentence", "item", "item", "row", "row", "item", "item"]
+    first, second = units[0], units[1]
+    assert first.text == "The Kestrel K7 is a survey drone." and first.path == ("Kestrel K7 Drone",)
+    assert second.text == "It maps fields quickly."  # link markup gone
+    assert units[2].text == "Flight time: 41 minutes" and units[2].path == (
+        "Kestrel K7 Drone",
+        "Specifications",
+    )
+    assert all("|" not in u.text and "#" not in u.text and "**" not in u.text for u in units)
+
+
+def test_table_rows_read_subject_column_value() -> None:
+    rows = [u for u in parse(TEXT) if u.kind == "row"]
+    assert rows[0].text == "Flight time — K5: 28 minutes; K7: 41 minutes"
+    assert rows[0].row_text([2]) == "Flight time — K7: 41 minutes"
+    assert rows[0].header == ("Feature", "K5", "K7") and rows[0].path[-1] == "K7 vs K5"
+
+
+def test_numbered_items_keep_their_ordinals_and_list() -> None:
+    steps = [u for u in parse(TEXT) if u.ordinal is not None]
+    assert [(u.ordinal, u.text) for u in steps] == [
+        (3, "Hold the pairing button."),
+        (4, "Wait for the green light."),
+    ]
+    assert len({u.block for u in steps}) == 1
+    specs = [u for u in parse(TEXT) if u.kind == "item" and u.ordinal is None]
+    assert specs[0].block != steps[0].block
+
+
+def test_base_path_applies_until_a_heading_replaces_it() -> None:
+    units = parse(
+        "- Battery: 5 Ah\n\n## Charging\n\nCharge it overnight.", ("Kestrel K7 Drone", "Specifications")
+    )
+    assert units[0].path == ("Kestrel K7 Drone", "Specifications")
+    assert units[1].path == ("Kestrel K7 Drone", "Charging")

@@ -1,0 +1,28 @@
+"""Entities a question names, and evidence that is about another one."""
+
+from __future__ import annotations
+
+from core.query.entities import conflicts, entities, is_entity, question_entities
+
+
+def test_model_codes_versions_and_camel_case_names_are_entities() -> None:
+    for token in ("ArmX2", "K7", "E-211", "NC-300", "v2.1", "4.0.0", "NorthEye", "SEV1"):
+        assert is_entity(token), token
+    for token in ("payload", "1973", "5", "1990s", "12kg", "3rd", "Key", "2.5"):
+        assert not is_entity(token), token
+
+
+def test_question_entities_join_a_name_split_by_a_space() -> None:
+    assert question_entities("What is the range of the Kestrel K7?") >= {"k7", "kestrelk7"}
+    assert question_entities("Who won the war in 1973?") == set()
+    assert entities("Kestrel K7 vs K5") == {"k7", "k5"}
+
+
+def test_evidence_about_a_sibling_conflicts() -> None:
+    assert conflicts({"k7"}, {"k5"}, set()) == {"k5"}  # under the K5's heading
+    assert conflicts({"k7"}, set(), {"k5"}) == {"k5"}  # names only the sibling
+    assert conflicts({"k7"}, {"k5"}, {"k7"}) == set()  # names the one asked about too
+    assert conflicts({"k7"}, set(), {"e211"}) == set()  # another family: not a sibling
+    assert conflicts({"ip66"}, {"armx3"}, set()) == set()  # an attribute value asked about, not a model
+    assert conflicts(set(), {"k5"}, set()) == set()  # the question names nothing
+    assert conflicts({"x2"}, {"armx2"}, set()) == set()  # "Arm X2" written apart
