@@ -54,6 +54,15 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
         numbered = items[0].unit.ordinal is not None
         return sum(top) / len(top) + (0.05 if numbered else 0.0)
 
+    asked = {w[:5] for w in content_words(question)}
+
+    def on_topic(items: list[Scored]) -> bool:
+        words = content_words(" ".join([*items[0].unit.path, *(x.text for x in items)]))
+        return bool(asked & {w[:5] for w in words})
+
+    candidates = [items for items in candidates if on_topic(items)]
+    if not candidates:
+        return None
     items = max(candidates, key=strength)
     if max(x.score for x in items) < 0.75 * best_unit:
         return None  # the lists here are not what the question is about
@@ -65,27 +74,27 @@ def _key(x: Scored) -> int | str:
 
 
 def _steps(items: list[Scored]) -> str:
+    """The steps as a Markdown numbered list under a line naming the section and source; a gap
+    in the numbering is shown as "…" between the lists."""
     ordered = sorted({_key(x): x for x in items}.values(), key=lambda x: (x.unit.ordinal or 0, x.order))
     first = ordered[0]
-    heading = first.unit.path[-1] if first.unit.path else ""
-    lines = [
-        f"{heading.rstrip(':').capitalize() if heading.isupper() else heading.rstrip(':')} ({first.label}):"
-        if heading
-        else f"From {first.label}:"
-    ]
+    heading = first.unit.path[-1].rstrip(":") if first.unit.path else ""
+    if heading.isupper():
+        heading = heading.capitalize()
+    blocks: list[list[str]] = [[f"{heading} ({first.label}):" if heading else f"From {first.label}:"], []]
     words = 0
-    expected = ordered[0].unit.ordinal
+    expected = first.unit.ordinal
     for n, x in enumerate(ordered, 1):
         ordinal = x.unit.ordinal
         if ordinal is not None and expected is not None and ordinal > expected:
-            lines.append("…")  # steps the injected evidence does not hold
+            blocks += [["…"], []]  # steps the injected evidence does not hold
         words += len(x.text.split())
         if words > STEP_WORDS_LIMIT:
-            lines.append(f"… (the remaining steps are in {first.label})")
+            blocks.append([f"… (the remaining steps are in {first.label})"])
             break
-        lines.append(f"{ordinal if ordinal is not None else n}. {cite(x.text, x.label)}")
-        expected = (ordinal or 0) + 1 if ordinal is not None else None
-    return "\n".join(lines)
+        blocks[-1].append(f"{ordinal if ordinal is not None else n}. {cite(x.text, x.label)}")
+        expected = ordinal + 1 if ordinal is not None else None
+    return "\n\n".join("\n".join(b) for b in blocks if b)
 
 
 def comparison(

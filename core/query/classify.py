@@ -29,9 +29,19 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "procedural",
         re.compile(
             r"\b(how (do|can|should|would|to|must) (i|we|you|one)\b|how to\b|steps?\b|procedure"
-            r"|walk me through|guide|instructions?|set ?up|install|configure|calibrate|replace"
-            r"|file (a|an)|submit|apply for|request (a|an)|process for|what do i do|what should i do"
+            r"|walk me through|guide|instructions?|process for|what do i do|what should i do"
             r"|in what order|checklist)",
+            re.I,
+        ),
+    ),
+    (
+        # an action verb alone makes a how-to only when the question does not ask for a thing
+        # ("Which target is needed to calibrate …?" asks for a name, not steps)
+        "procedural",
+        re.compile(
+            r"^(?!\s*(which|who|whom|whose|when|where|how (many|much|long|often|far|fast|old|big))\b)"
+            r"(?!\s*what (is|are|was|were|does|did)\b).*"
+            r"\b(set ?up|install|configure|calibrate|replace|file (a|an)|submit|apply for|request (a|an))",
             re.I,
         ),
     ),

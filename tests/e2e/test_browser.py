@@ -185,3 +185,47 @@ def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest
             f"\n[browser] Enter → answer visible: {visible_s:.2f} s "
             f"(complete with citations and inspector: {complete_s:.2f} s)"
         )
+
+
+def test_answers_are_structured_and_about_the_model_asked(server: str) -> None:
+    """The three kinds of question a product-docs user asks first, as they render in the page."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server)
+            answers = page.locator("[class*='st-key-turn-answer-']")
+
+            def ask(question: str, n: int) -> object:
+                box = page.get_by_placeholder("Ask about your documents…")
+                box.wait_for(state="visible", timeout=STARTUP_S * 1000)
+                box.fill(question)
+                box.press("Enter")
+                expect(answers).to_have_count(n, timeout=ANSWER_MS)
+                return answers.nth(n - 1)
+
+            # factual, about a model with a near-identical sibling in the same documents
+            payload = ask("What is the rated payload of the ArmX2?", 1)
+            expect(payload).to_contain_text("5 kg")
+            expect(payload).not_to_contain_text("12 kg")  # the ArmX3's
+
+            # procedural: the guide's steps as a numbered list, in order
+            steps = ask("How do I calibrate an ArmX3 arm?", 2)
+            items = steps.locator("ol li")
+            expect(items.first).to_contain_text("Warm up the arm")
+            assert items.count() >= 7
+            texts = [items.nth(i).inner_text() for i in range(items.count())]
+            assert texts.index(next(t for t in texts if "Remove the gripper" in t)) == 1
+
+            # comparison: one bullet per arm with its own values, no table syntax
+            compare = ask("Compare the ArmX2 and the ArmX3 in payload and reach", 3)
+            bullets = compare.locator("ul li")
+            expect(bullets).to_have_count(2)
+            expect(bullets.filter(has_text="ArmX2")).to_contain_text("850 mm")
+            expect(bullets.filter(has_text="ArmX3")).to_contain_text("1,300 mm")
+            expect(compare).not_to_contain_text("|")
+            assert page.locator("[data-testid='stException']").count() == 0
+        finally:
+            browser.close()

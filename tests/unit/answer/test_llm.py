@@ -364,3 +364,13 @@ def test_planted_key_not_in_successful_call_logs(
     assert caplog.records, "expected transport debug logs to be captured"
     assert key_free(caplog.text) and all(key_free(repr(r.args)) for r in caplog.records)
     assert key_free(repr(backend)) and key_free(backend.name)
+
+
+def test_echoed_fence_tags_are_stripped_from_a_reply() -> None:
+    from core.answer.llm import draft_from_reply
+
+    reply = "</doc-3fa9c1> The ArmX2 payload is 5 kg (products/arm-x2.md). <doc-3fa9c1 n=2>\n</doc>"
+    d = draft_from_reply(reply, "I don't know.")
+    assert d.text == "The ArmX2 payload is 5 kg (products/arm-x2.md)."
+    assert d.citations == ("products/arm-x2.md",) and not d.refused
+    assert draft_from_reply("x < y and <b>bold</b>", "I don't know.").text == "x < y and <b>bold</b>"
