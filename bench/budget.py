@@ -1,12 +1,14 @@
-"""The budgeting step alone: core.budget.build_context vs a naive reference budgeter (issue 6).
+"""The budgeting step alone: core.context.budget.fit_evidence vs a naive reference budgeter (issue 6).
 
     python bench/budget.py [--questions 30] [--dupes 0.5] [--json]
 
 Candidates are real: the SQuAD subset is ingested into a tmp store and each question's top-k comes
-from the real Retriever (hybrid, as the app's default), in the order the pipeline budgets them; for a
-share of the questions (--dupes) a near-duplicate of the top chunk (same text, two words changed,
-another id and source) is inserted at rank 2, so dedupe has work to do. Both budgeters get the
-same candidates and budget. Ours runs cold (the sentence-split cache is cleared before each call);
+from the real Retriever (`Pipeline.search`: hybrid, as the app's default); for a share of the
+questions (--dupes) a near-duplicate of the top chunk (same text, two words changed, another id
+and source) is inserted at rank 2, so dedupe has work to do. Both budgeters get the same
+candidates and budget (settings.knowledge_budget). Ours is the pipeline's own call,
+`fit_evidence` (nonce, evidence order, then build_context), timed whole; it runs cold (the
+sentence-split cache is cleared before each call);
 the naive one counts each chunk with a freshly constructed tiktoken Encoding (built from the
 offline cl100k encoding's parameters every time), dedupes by word-set Jaccard, and summarises an
 overflowing chunk by its first two sentences. Calls alternate order. Prints the measured ratio.
@@ -20,13 +22,11 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     Report,
+    as_module,
     distinct,
     load_squad,
     make_settings,
@@ -110,11 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     quiet_logs()
 
-    from core.budget import BudgetParams, build_context, in_evidence_order
-    from core.injection import nonce
-    from core.knowledge import KnowledgeFormat
+    from core.context.budget import BudgetParams, fit_evidence
     from core.pipeline import Pipeline
-    from core.sentences import split_sentences
+    from core.resources import Models, Resources
+    from core.text import split_sentences
     from core.types import Fate
     from ingest.sync import ingest_paths
 
@@ -128,24 +127,28 @@ def main(argv: list[str] | None = None) -> int:
         s = make_settings(work / "store")
         if args.top_k:
             s = s.model_copy(update={"top_k": args.top_k})
+        res = Resources.open(s, Models(s))
         if not (work / "store" / "bench-ingested").exists():
-            report = ingest_paths(s, [write_corpus(paragraphs, work / "corpus")])
+            report = ingest_paths(s, [write_corpus(paragraphs, work / "corpus")], resources=res)
             (work / "store" / "bench-ingested").write_text(str(report.embedded))
-        pipe = Pipeline(s, backend=None)
-        counter, scorer = pipe.counter, pipe.scorer
+        pipe = Pipeline(s, res, backend=None)
+        counter, scorer = res.counter, res.scorer
         rng = random.Random(args.seed)
         jobs = []
         for q in qs:
-            cands = in_evidence_order(pipe.retriever.search(q.text, s.top_k), s.evidence_order)
+            cands = pipe.search(q.text)
             if cands and rng.random() < args.dupes:
                 cands.insert(1, near_duplicate(cands[0], rng))
-            fmt = KnowledgeFormat(nonce(q.text, [c.chunk.id for c in cands]), s.separator)
-            jobs.append((q.text, cands, fmt))
-        params = BudgetParams.from_settings(s)
+            jobs.append((q.text, cands))
+        budget = s.knowledge_budget
+        params = BudgetParams.from_settings(s, budget)  # the naive budgeter's budget and min score
         encoding = counter._enc
 
+        def ours(question: str, cands: list[Any]) -> Any:
+            return fit_evidence(cands, question, question, s, budget, counter, scorer)
+
         # warm both (imports, regex compiles, the scorer's embedding table)
-        build_context(jobs[0][1], jobs[0][0], params, jobs[0][2], counter, scorer)
+        ours(jobs[0][0], jobs[0][1])
         naive_budget(jobs[0][1], params.budget, params.min_score, encoding)
 
         ours_ms: list[float] = []
@@ -153,12 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         fates = {f.value: 0 for f in Fate}
         naive_tokens: list[int] = []
         ours_tokens: list[int] = []
-        for i, (question, cands, fmt) in enumerate(jobs):
+        for i, (question, cands) in enumerate(jobs):
             for which in ("ours", "naive") if i % 2 == 0 else ("naive", "ours"):
                 if which == "ours":
                     split_sentences.cache_clear()  # cold: no help from earlier questions
                     t = time.perf_counter()
-                    ctx = build_context(cands, question, params, fmt, counter, scorer)
+                    ctx = ours(question, cands)
                     ours_ms.append((time.perf_counter() - t) * 1000)
                     ours_tokens.append(ctx.tokens)
                     for e in ctx.ledger:
@@ -179,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             _fresh(encoding)
             enc_ms.append((time.perf_counter() - t) * 1000)
         shared_ms = []
-        for _, cands, _ in jobs:
+        for _, cands in jobs:
             t = time.perf_counter()
             naive_budget(cands, params.budget, params.min_score, encoding, fresh=False)
             shared_ms.append((time.perf_counter() - t) * 1000)
@@ -187,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         rep.line(f"{len(jobs)} questions, {sum(len(j[1]) for j in jobs)} candidates (top_k {s.top_k}, "
                  f"budget {params.budget}); fates of ours: {fates}")  # fmt: skip
         rep.line(
-            f"ours  build_context: p50 {o['p50']:.2f} ms, p90 {o['p90']:.2f} ms, mean {o['mean']:.2f} ms"
+            f"ours  fit_evidence : p50 {o['p50']:.2f} ms, p90 {o['p90']:.2f} ms, mean {o['mean']:.2f} ms"
         )
         rep.line(f"naive reference   : p50 {n['p50']:.2f} ms, p90 {n['p90']:.2f} ms, mean {n['mean']:.2f} ms "
                  f"(one fresh tiktoken Encoding costs p50 {summary(enc_ms)['p50']:.1f} ms)")  # fmt: skip
@@ -211,4 +214,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    as_module(__spec__, "bench.budget")
     sys.exit(main())

@@ -20,15 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.config import Settings, settings_in
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `python bench/x.py` from anywhere
-    sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from core.config import Settings  # noqa: E402
 
 SQUAD = ROOT.parent / "shared" / "eval" / "squad2" / "dev-v2.0-even-articles.json"
 
@@ -99,14 +98,7 @@ def distinct(questions: Sequence[Question]) -> list[Question]:
 # -- settings / store ---------------------------------------------------------------------------
 def make_settings(store: Path, **overrides: Any) -> Settings:
     """Settings in a bench store, ignoring the developer's .env; traces off."""
-    base: dict[str, Any] = {
-        "store_path": store,
-        "trace_path": store / "traces.jsonl",
-        "trace_enabled": False,
-        "_env_file": None,
-    }
-    base.update(overrides)
-    return Settings(**base)
+    return settings_in(store, **{"store_path": store, "trace_enabled": False, **overrides})
 
 
 @contextlib.contextmanager
@@ -227,6 +219,14 @@ class Report:
         self.data["machine"]["loadavg_1m_end"] = round(os.getloadavg()[0], 2)
         if self.as_json:
             print(json.dumps(self.data, sort_keys=False), flush=True)
+
+
+def as_module(spec: object, module: str) -> None:
+    """Run `python bench/x.py` again as `python -m bench.x` (spec: the script's __spec__, None
+    when it was started by path): a script's own folder comes first on sys.path, and there
+    bench/ingest.py would hide the `ingest` package."""
+    if spec is None:
+        os.execv(sys.executable, [sys.executable, "-m", module, *sys.argv[1:]])
 
 
 def quiet_logs() -> None:

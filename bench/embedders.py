@@ -17,19 +17,27 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from bench.common import Report, distinct, load_squad, quiet_logs, ratio, squad_path, summary, workdir  # noqa: E402
+from bench.common import (
+    Report,
+    as_module,
+    distinct,
+    load_squad,
+    quiet_logs,
+    ratio,
+    squad_path,
+    summary,
+    workdir,
+)
 
 
 def make(backend: str, batch_size: int, cache: Path) -> Any:
     if backend == "torch":
-        from core.embed import SentenceTransformerEmbedder
+        from core.embed.sbert import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder("", batch_size)
-    from core.embed_onnx import OnnxEmbedder
+    from core.embed.onnx import OnnxEmbedder
 
     return OnnxEmbedder("", batch_size, cache_dir=cache, quantize=backend == "onnx-int8")
 
@@ -128,4 +136,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    as_module(__spec__, "bench.embedders")
     sys.exit(main())

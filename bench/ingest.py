@@ -19,10 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     Report,
+    as_module,
     load_squad,
     make_settings,
     peak_rss_mb,
@@ -38,10 +37,9 @@ from bench.common import (  # noqa: E402
 
 def chunk_texts(settings: Any, corpus: Path, res: Any) -> tuple[list[str], int]:
     """The chunk texts ingest will embed (same discovery, loader and chunker; nothing stored)."""
-    from core.resources import get_index
     from ingest.sync import Ingestor, SyncReport, discover
 
-    ingestor = Ingestor(settings, get_index(settings), res.embedder, res.counter)
+    ingestor = Ingestor(settings, res)
     files, _, _ = discover([corpus])
     texts: list[str] = []
     report = SyncReport()
@@ -91,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     quiet_logs()
 
-    from core.resources import forget_indexes, get_resources
+    from core.resources import Models, Resources
     from ingest.sync import ingest_paths
 
     rep = Report("ingest", args.json)
@@ -109,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
             overrides["embedding_batch_size"] = args.batch_size
         base = make_settings(work / "warm", **overrides)
         t = time.perf_counter()
-        res = get_resources(base)
+        models = Models(base)  # one embedder for every store of the run (the one _TimedEmbed wraps)
+        emb = models.embedder  # loaded here, on first use
         load_s = time.perf_counter() - t
-        emb = res.embedder
+        res = Resources.open(base, models)
         bs = base.embedding_batch_size
         raw_encode = _raw_encoder(emb, bs)
 
@@ -123,12 +122,12 @@ def main(argv: list[str] | None = None) -> int:
             (warm / f.parent.name).mkdir(parents=True, exist_ok=True)
             shutil.copy(f, warm / f.parent.name / f.name)
         if warm.exists():
-            ingest_paths(base, [warm])
+            ingest_paths(base, [warm], resources=res)
         rep.line(f"corpus: {corpus_name}: {n_files} files, {len(texts)} chunks; batch size {bs}; "
                  f"backend {args.backend}; model load {load_s:.1f}s")  # fmt: skip
 
         rounds: list[dict[str, Any]] = []
-        last_settings = base
+        last_settings, last_res = base, res
         for r in range(args.rounds):
             s = make_settings(work / f"store-{r}", **overrides)
             order = ["raw", "ingest"] if r % 2 == 0 else ["ingest", "raw"]
@@ -143,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                     reset_peak_rss()
                     with _TimedEmbed(emb) as timer:
                         t = time.perf_counter()
-                        report = ingest_paths(s, [corpus])
+                        round_res = Resources.open(s, models)  # a fresh store's index, shared models
+                        report = ingest_paths(s, [corpus], resources=round_res)
                         row["ingest_s"] = round(time.perf_counter() - t, 3)
                     row["ingest_embed_s"] = round(timer.seconds, 3)
                     row["ingest_embed_calls"] = timer.calls
@@ -161,13 +161,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"({len(texts) / row['raw_s']:.1f} chunks/s) → ratio {row['ratio']:.3f}; "
                 f"peak RSS {row['peak_rss_mb']:.0f} MiB (before {row['rss_before_mb']:.0f})"
             )
-            last_settings = s
+            last_settings, last_res = s, round_res
             if row["embedded"] != len(texts):
                 rep.line(f"  note: ingest embedded {row['embedded']} chunks, raw encoded {len(texts)}")
 
         # re-ingest the unchanged corpus into the last store (same process, warm)
         t = time.perf_counter()
-        again = ingest_paths(last_settings, [corpus])
+        again = ingest_paths(last_settings, [corpus], resources=last_res)
         re_s = time.perf_counter() - t
         ingest_total = sum(r["ingest_s"] for r in rounds)
         first_s = ingest_total / len(rounds)
@@ -177,10 +177,9 @@ def main(argv: list[str] | None = None) -> int:
 
         profile_path = None
         if args.profile:
-            profile_path = _profile(args.profile, work, overrides, corpus)
+            profile_path = _profile(args.profile, work, overrides, corpus, models)
             rep.line(f"profile of one more ingest: {profile_path}")
 
-        forget_indexes()
         ratio_all = ratio(raw_total, ingest_total)
         share = ratio(sum(r["ingest_embed_s"] for r in rounds), ingest_total)
         rep.line(f"ingest/raw throughput ratio (all rounds): {ratio_all:.3f}  (target ≥ 0.9)")
@@ -233,19 +232,21 @@ def _raw_encoder(embedder: Any, batch_size: int) -> Any:
     return embedder.embed  # the ONNX backend: embed is the session call alone
 
 
-def _profile(out: str, work: Path, overrides: dict[str, Any], corpus: Path) -> str:
+def _profile(out: str, work: Path, overrides: dict[str, Any], corpus: Path, models: Any) -> str:
     from pyinstrument import Profiler
 
+    from core.resources import Resources
     from ingest.sync import ingest_paths
 
     s = make_settings(work / "store-profile", **overrides)
     prof = Profiler(interval=0.005)
     prof.start()
-    ingest_paths(s, [corpus])
+    ingest_paths(s, [corpus], resources=Resources.open(s, models))
     prof.stop()
     Path(out).write_text(prof.output_text(unicode=False, color=False, show_all=False))
     return out
 
 
 if __name__ == "__main__":
+    as_module(__spec__, "bench.ingest")
     sys.exit(main())

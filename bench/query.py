@@ -24,13 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     Question,
     Report,
+    as_module,
     chroma_server,
     distinct,
     load_squad,
@@ -50,10 +49,7 @@ STORE_VERSION = 2  # bump when the synthesis changes (invalidates --keep stores)
 class Seed:
     """The real SQuAD chunks (text, metadata, embedding) grouped by file, as ingest stored them."""
 
-    def __init__(self, settings: Any, root: str) -> None:
-        from core.resources import get_index
-
-        index = get_index(settings)
+    def __init__(self, index: Any, root: str) -> None:
         got = index.vectors.collection.get(include=["documents", "metadatas", "embeddings"])
         by_id = {
             cid: (doc, meta, np.asarray(emb, dtype=np.float32))
@@ -63,7 +59,7 @@ class Seed:
         }
         self.root = root
         self.files: list[tuple[str, str, list[str]]] = []  # (source, file_hash, ids)
-        for rec in index.lexical.all_files():
+        for rec in index.manifest.all_files():
             self.files.append((rec.source, rec.file_hash, list(rec.chunk_ids)))
         self.ids = [cid for _, _, ids in self.files for cid in ids]
         self.text = {cid: by_id[cid][0] for cid in self.ids}
@@ -74,14 +70,10 @@ class Seed:
             self.by_category.setdefault(str(self.meta[cid].get("category", "")), []).append(cid)
 
 
-def build_store(settings: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log: Any) -> dict[str, Any]:
-    """Fill settings' (empty) store with n chunks: the real ones first, then synthetic ones."""
-    from core.lexical import LexicalIndex
-    from core.resources import get_index
-    from core.sentences import split_sentences
+def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log: Any) -> dict[str, Any]:
+    """Fill an (empty) index with n chunks: the real ones first, then synthetic ones."""
+    from core.text import split_sentences
 
-    index = get_index(settings)
-    lex: LexicalIndex = index.lexical
     t0 = time.perf_counter()
     ids: list[str] = []
     texts: list[str] = []
@@ -145,8 +137,7 @@ def build_store(settings: Any, n: int, seed: Seed, counter: Any, rng_seed: int, 
     t2 = time.perf_counter()
     with index.writing():
         for root, source, fhash, pos in files:
-            lex.commit_file(root, source, fhash, [(ids[i], texts[i]) for i in pos], [])
-    index.changed()
+            index.commit_file(root, source, fhash, [(ids[i], texts[i]) for i in pos], [])
     t3 = time.perf_counter()
     built = {"chunks": len(ids), "real_chunks": real, "synthetic_chunks": len(ids) - real,
              "files": len(files), "chroma_s": round(t2 - t1, 1), "lexical_s": round(t3 - t2, 1),
@@ -156,33 +147,48 @@ def build_store(settings: Any, n: int, seed: Seed, counter: Any, rng_seed: int, 
     return built
 
 
-def ensure_store(store: Path, n: int, seed: Seed, counter: Any, rng_seed: int, log: Any,
-                 **overrides: Any) -> tuple[Any, dict[str, Any]]:  # fmt: skip
-    """A store with n chunks at store (reused when --keep left a matching one)."""
+def ensure_store(store: Path, n: int, seed: Seed, models: Any, rng_seed: int, log: Any,
+                 **overrides: Any) -> tuple[Any, Any, dict[str, Any]]:  # fmt: skip
+    """A store with n chunks at store (reused when --keep left a matching one): its settings, its
+    Resources (sharing models) and how it was built."""
+    from core.resources import Resources
+
     marker = store / "bench-store.json"
     want = {"n": n, "seed": rng_seed, "version": STORE_VERSION, **{k: str(v) for k, v in overrides.items()}}
     s = make_settings(store, **overrides)
+    res = Resources.open(s, models)
     if marker.exists() and not overrides.get("chroma_host"):
         info = json.loads(marker.read_text())
         if info.get("want") == want:
             log(f"  reusing the {n}-chunk store in {store}")
-            return s, info["built"]
-    built = build_store(s, n, seed, counter, rng_seed, log)
+            return s, res, info["built"]
+    built = build_store(res.index, n, seed, models.counter, rng_seed, log)
     marker.write_text(json.dumps({"want": want, "built": built}))
-    return s, built
+    return s, res, built
+
+
+def own_retriever(res: Any) -> Any:
+    """Resources on the same index and models with a Retriever (so a query-embedding cache) of
+    their own: one per mode, so no mode finds a question already embedded by another."""
+    from core.resources import Resources
+
+    return Resources(res.models, res.index)
 
 
 # -- measuring ----------------------------------------------------------------------------------
-def measure(settings: Any, modes: Sequence[str], questions: Sequence[Question],
+def measure(settings: Any, res: Any, modes: Sequence[str], questions: Sequence[Question],
             warm: Sequence[Question]) -> dict[str, Any]:  # fmt: skip
     """Per mode: retrieval_ms, budgeting_ms and their sum from real Pipeline.ask traces."""
     from core.pipeline import Pipeline
 
-    pipes = {m: Pipeline(settings.model_copy(update={"retrieval_mode": m}), backend=None) for m in modes}
+    pipes = {
+        m: Pipeline(settings.model_copy(update={"retrieval_mode": m}), own_retriever(res), backend=None)
+        for m in modes
+    }
     for q in warm:
         for p in pipes.values():
             p.ask(q.text, record=False)
-    misses0 = {m: p.retriever._embed_cached.cache_info().misses for m, p in pipes.items()}
+    misses0 = {m: p.resources.retriever._embed_cached.cache_info().misses for m, p in pipes.items()}
     out: dict[str, dict[str, list[float]]] = {
         m: {"retrieval": [], "budgeting": [], "total": []} for m in modes
     }
@@ -198,7 +204,7 @@ def measure(settings: Any, modes: Sequence[str], questions: Sequence[Question],
             extra[m]["included"].append(tr["num_chunks_included"])
     res: dict[str, Any] = {}
     for m in modes:
-        info = pipes[m].retriever._embed_cached.cache_info()
+        info = pipes[m].resources.retriever._embed_cached.cache_info()
         res[m] = {
             "retrieval_plus_budgeting_ms": summary(out[m]["total"]),
             "retrieval_ms": summary(out[m]["retrieval"]),
@@ -212,7 +218,7 @@ def measure(settings: Any, modes: Sequence[str], questions: Sequence[Question],
     return res
 
 
-def breakdown(settings: Any, questions: Sequence[Question]) -> dict[str, Any]:
+def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict[str, Any]:
     """Where the time goes, per component, in wall and process-CPU milliseconds.
 
     On a shared machine wall time includes waiting for a core; CPU time is close to what an idle
@@ -220,17 +226,15 @@ def breakdown(settings: Any, questions: Sequence[Question]) -> dict[str, Any]:
     the way the real path runs them: dense = embed + search + budget; hybrid = max(embed, FTS5)
     (the lexical search runs beside the query embedding) + the rest of search + budget.
     """
-    from core.budget import BudgetParams, build_context, in_evidence_order
-    from core.injection import nonce
-    from core.knowledge import KnowledgeFormat
+    from core.context.budget import fit_evidence
     from core.pipeline import Pipeline
+    from core.resources import Resources
 
     s = settings.model_copy(update={"retrieval_mode": "hybrid"})
-    p = Pipeline(s, backend=None)
-    r = p.retriever
+    p = Pipeline(s, Resources.open(s, models), backend=None)
+    r = p.resources.retriever
     k = s.top_k
     n_lex = k * 2
-    params = BudgetParams.from_settings(s)
     names = ["embed_query", "chroma_query", "fts5_search", "search_dense", "search_hybrid",
              "budget_dense", "budget_hybrid"]  # fmt: skip
     wall: dict[str, list[float]] = {n: [] for n in names}
@@ -247,16 +251,18 @@ def breakdown(settings: Any, questions: Sequence[Question]) -> dict[str, Any]:
         return out
 
     def budget(question: str, cands: list[Any]) -> Any:
-        ranked = in_evidence_order(cands, s.evidence_order)
-        fmt = KnowledgeFormat(nonce(question, [c.chunk.id for c in cands]), s.separator)
-        return build_context(ranked, question, params, fmt, p.counter, p.scorer)
+        res = p.resources
+        return fit_evidence(cands, question, question, s, s.knowledge_budget, res.counter, res.scorer)
+
+    def search(question: str, mode: str, vec: Any) -> Any:
+        return r.search(question, k, mode, s.rrf_k, query_vector=vec)
 
     for q in questions:
         vec = timed("embed_query", lambda t: r.embedder.embed([t])[0], q.text)  # uncached: first sight
         timed("chroma_query", r.index.vectors.query, vec, k * 2)
         timed("fts5_search", r.index.lexical.search, q.text, n_lex)
-        dense = timed("search_dense", r.search, q.text, k, "dense", vec)
-        hybrid = timed("search_hybrid", r.search, q.text, k, "hybrid", vec)
+        dense = timed("search_dense", search, q.text, "dense", vec)
+        hybrid = timed("search_hybrid", search, q.text, "hybrid", vec)
         timed("budget_dense", budget, q.text, dense)
         timed("budget_hybrid", budget, q.text, hybrid)
         e, f = cpu["embed_query"][-1], cpu["fts5_search"][-1]
@@ -285,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     quiet_logs()
 
-    from core.resources import forget_indexes, get_resources
+    from core.resources import Models, Resources
     from ingest.sync import ingest_paths
 
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
@@ -301,15 +307,17 @@ def main(argv: list[str] | None = None) -> int:
     with workdir(args.keep) as work:
         corpus = write_corpus(paragraphs, work / "corpus")
         seed_settings = make_settings(work / "seed")
-        res = get_resources(seed_settings)
-        res.embedder.embed(["warm up"] * 4)
+        models = Models(seed_settings)  # one embedder, counter and scorer for every store
+        seed_res = Resources.open(seed_settings, models)
+        models.embedder.embed(["warm up"] * 4)
         if not (work / "seed" / "bench-seed.json").exists():
             t = time.perf_counter()
-            r = ingest_paths(seed_settings, [corpus])
+            r = ingest_paths(seed_settings, [corpus], resources=seed_res)
             (work / "seed" / "bench-seed.json").write_text(json.dumps(r.as_dict()))
             rep.line(f"seed: real ingest of {len(paragraphs)} SQuAD paragraphs → {r.embedded} chunks "
                      f"in {time.perf_counter() - t:.1f}s")  # fmt: skip
-        seed = Seed(seed_settings, str(corpus.resolve()))
+        seed = Seed(seed_res.index, str(corpus.resolve()))
+        del seed_res
         rep.line(f"questions: {len(questions)} distinct SQuAD questions per size and mode "
                  f"(+{len(warm)} warm-up), modes {modes}, top_k {seed_settings.top_k}")  # fmt: skip
 
@@ -317,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         builds: dict[str, Any] = {}
         for n in sizes:
             rep.line(f"size {n}:")
-            s, built = ensure_store(work / f"store-{n}", n, seed, res.counter, args.seed, rep.line)
+            s, res, built = ensure_store(work / f"store-{n}", n, seed, models, args.seed, rep.line)
             builds[str(n)] = built
             prof = None
             if args.profile and n == max(sizes):
@@ -325,17 +333,17 @@ def main(argv: list[str] | None = None) -> int:
 
                 prof = Profiler(interval=0.001)
                 prof.start()
-            results[str(n)] = measure(s, modes, questions, warm)
+            results[str(n)] = measure(s, res, modes, questions, warm)
             if prof is not None:
                 prof.stop()
                 Path(args.profile).write_text(prof.output_text(unicode=False, color=False))
             _print(rep, n, results[str(n)])
-            forget_indexes()
+            del res  # this store's index is done with
 
         comp: dict[str, Any] = {}
         if args.breakdown:
             for n in sizes:
-                comp[str(n)] = c = breakdown(make_settings(work / f"store-{n}"), comp_qs)
+                comp[str(n)] = c = breakdown(make_settings(work / f"store-{n}"), models, comp_qs)
                 cp, md = c["cpu_ms"], c["model_from_cpu_ms"]
                 rep.line(
                     f"components at {n}, CPU p50 ms: "
@@ -343,7 +351,6 @@ def main(argv: list[str] | None = None) -> int:
                     + f"; modelled idle-machine latency p50/p90: dense {md['dense']['p50']:.1f}/{md['dense']['p90']:.1f},"
                     f" hybrid {md['hybrid']['p50']:.1f}/{md['hybrid']['p90']:.1f}"
                 )
-                forget_indexes()
 
         server = None
         if args.server_size:
@@ -353,10 +360,10 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(data, ignore_errors=True)  # a fresh server store every run
             data.mkdir(parents=True)
             with chroma_server(data) as (host, port):
-                s, built = ensure_store(work / f"server-store-{n}", n, seed, res.counter, args.seed, rep.line,
-                                        chroma_host=host, chroma_port=port)  # fmt: skip
-                server = {"size": n, "build": built, "modes": measure(s, modes, questions, warm)}
-                forget_indexes()
+                s, res, built = ensure_store(work / f"server-store-{n}", n, seed, models, args.seed, rep.line,
+                                             chroma_host=host, chroma_port=port)  # fmt: skip
+                server = {"size": n, "build": built, "modes": measure(s, res, modes, questions, warm)}
+                del res  # its client talks to the server about to stop
             _print(rep, n, server["modes"], prefix="  server ")
 
         summary_out = _summarise(results, sizes, modes, server)
@@ -435,4 +442,5 @@ def _summarise(results: dict[str, Any], sizes: list[int], modes: list[str], serv
 
 
 if __name__ == "__main__":
+    as_module(__spec__, "bench.query")
     sys.exit(main())

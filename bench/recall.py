@@ -15,16 +15,13 @@ could work with.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     Report,
+    as_module,
     load_squad,
     make_settings,
     quiet_logs,
@@ -49,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     quiet_logs()
 
-    from core.pipeline import Pipeline
+    from core.resources import Resources
     from ingest.sync import ingest_paths
 
     paragraphs, questions = load_squad(squad_path(args.squad), args.limit)
@@ -57,10 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     report = Report("recall", args.json)
     with workdir(args.keep) as work:
         s = make_settings(work / "store", collection="recall")
+        res = Resources.open(s)
         t0 = time.perf_counter()
-        ingest_paths(s, [write_corpus(paragraphs, work / "corpus")])
+        ingest_paths(s, [write_corpus(paragraphs, work / "corpus")], resources=res)
         report.line(f"ingested {len(paragraphs)} paragraphs in {time.perf_counter() - t0:.1f} s")
-        retriever = Pipeline(s, backend=None).retriever
+        retriever = res.retriever  # the one the pipeline searches with
         depth = max(KS)
         hits: dict[str, list[int | None]] = {"dense": [], "lexical": []}
         hybrid: dict[int, list[bool]] = {k: [] for k in KS}
@@ -68,10 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             gold = source_name(paragraphs[q.paragraph])
             qvec = retriever.embed_query(q.text)
             for mode in hits:
-                found = retriever.search(q.text, depth, mode=mode, query_vector=qvec)
+                found = retriever.search(q.text, depth, mode=mode, rrf_k=s.rrf_k, query_vector=qvec)
                 hits[mode].append(_rank(found, gold))
             for k in KS:
-                found = retriever.search(q.text, k, mode="hybrid", query_vector=qvec)
+                found = retriever.search(q.text, k, mode="hybrid", rrf_k=s.rrf_k, query_vector=qvec)
                 hybrid[k].append(_rank(found, gold) is not None)
 
     def recall(ranks: list[int | None], k: int) -> float:
@@ -99,4 +97,5 @@ def _rank(found: Sequence[Candidate], gold: str) -> int | None:
 
 
 if __name__ == "__main__":
+    as_module(__spec__, "bench.recall")
     raise SystemExit(main())

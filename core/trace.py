@@ -36,6 +36,7 @@ class LedgerRow(TypedDict):
     suspicious: bool
     title: str  # since version 2
     heading_path: str  # since version 2
+    heading_levels: str  # since version 2
 
 
 class Citation(TypedDict):

@@ -72,6 +72,7 @@ class LedgerEntry:
     page: int | None = None
     title: str = ""  # the document's title
     heading_path: str = ""  # the headings the chunk starts under, " › "-joined
+    heading_levels: str = ""  # their levels, ","-joined ("1,2")
 
     @property
     def included(self) -> bool:
@@ -84,7 +85,7 @@ class LedgerEntry:
             "score": self.score, "tokens": self.tokens, "fate": self.fate.value, "duplicate_of": self.duplicate_of,
             "injected_tokens": self.injected_tokens, "injected_text": self.injected_text,
             "dense_rank": self.dense_rank, "lexical_rank": self.lexical_rank, "suspicious": self.suspicious,
-            "title": self.title, "heading_path": self.heading_path,
+            "title": self.title, "heading_path": self.heading_path, "heading_levels": self.heading_levels,
         }  # fmt: skip
 
 

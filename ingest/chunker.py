@@ -7,6 +7,7 @@ must fit both limits, so no chunk is ever truncated by the embedder.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -27,10 +28,12 @@ class Piece:
 
 @dataclass(frozen=True)
 class TextChunk:
-    """A chunk's text with its cl100k token count."""
+    """A chunk's text with its cl100k token count and the headings it starts under."""
 
     text: str
     tokens: int
+    heading_path: tuple[str, ...] = ()
+    heading_levels: tuple[int, ...] = ()  # each heading's level (1 for "#", 2 for "##", …)
 
 
 class Chunker:
@@ -50,9 +53,13 @@ class Chunker:
         self.max_pieces = max_pieces - _JOIN_SLACK
         self.count_pieces = count_pieces
 
-    def chunk(self, text: str) -> list[TextChunk]:
-        """Chunks of text, in order, consecutive ones sharing up to `overlap` tokens of sentences."""
+    def chunk(self, text: str, base_path: tuple[str, ...] = ()) -> list[TextChunk]:
+        """Chunks of text, in order, consecutive ones sharing up to `overlap` tokens of sentences.
+
+        A list or table is kept in one chunk when it fits one; a table that goes on in the next
+        chunk repeats its header row there; each chunk records the heading path it starts under."""
         pieces = self._pieces(text)
+        headers = _table_headers(pieces)
         chunks: list[list[Piece]] = []
         current: list[Piece] = []
         tok = wp = 0
@@ -60,9 +67,15 @@ class Chunker:
         while i < len(pieces):
             p = pieces[i]
             fits = tok + p.tokens <= self.size and wp + p.pieces <= self.max_pieces
-            if current and p.para_start and fits and not self._para_fits(pieces, i, tok, wp):
-                # the paragraph would straddle a boundary: end here if this chunk is half full
-                fits = tok < self.size // 2
+            if current and p.para_start and fits:
+                end = _block_end(pieces, i)  # a heading goes with the block under it
+                if not self._span_fits(pieces, i, end, tok, wp):
+                    # the block would straddle a boundary: end here if this chunk is half full,
+                    # always for a heading, list or table that fits a chunk of its own, and
+                    # before a heading whose block's first line does not fit here
+                    whole = is_structural(p.text) and self._span_fits(pieces, i, end, 0, 0)
+                    dangling = _is_heading(p) and not self._span_fits(pieces, i, min(i + 2, end), tok, wp)
+                    fits = tok < self.size // 2 and not whole and not dangling
             if fits or not current:
                 current.append(p)
                 tok += p.tokens
@@ -71,27 +84,38 @@ class Chunker:
                 continue
             chunks.append(current)
             current = self._overlap_tail(current, p)
+            header = headers.get(id(p))
+            if header is not None and header not in current and header is not p:
+                if header.tokens + p.tokens <= self.size and header.pieces + p.pieces <= self.max_pieces:
+                    current = [header]  # the table goes on: its header row comes first
             tok = sum(x.tokens for x in current)
             wp = sum(x.pieces for x in current)
         if current and (not chunks or current is not chunks[-1]):
             chunks.append(current)
+        paths = _heading_paths(pieces, base_path)
         out = []
         for group in chunks:
             body = _join(group)
-            out.append(TextChunk(body, self.counter.count(body)))
+            path = paths[id(group[0])]
+            out.append(
+                TextChunk(
+                    body, self.counter.count(body), tuple(h for _, h in path), tuple(lv for lv, _ in path)
+                )
+            )
         return out
 
-    def _para_fits(self, pieces: list[Piece], i: int, tok: int, wp: int) -> bool:
-        j = i
-        while j < len(pieces) and (j == i or not pieces[j].para_start):
-            tok += pieces[j].tokens
-            wp += pieces[j].pieces
-            j += 1
+    def _span_fits(self, pieces: list[Piece], i: int, j: int, tok: int, wp: int) -> bool:
+        """pieces[i:j] fit after tok tokens and wp word-pieces."""
+        tok += sum(p.tokens for p in pieces[i:j])
+        wp += sum(p.pieces for p in pieces[i:j])
         return tok <= self.size and wp <= self.max_pieces
 
     def _overlap_tail(self, group: list[Piece], nxt: Piece) -> list[Piece]:
-        """The trailing sentences of group worth at most `overlap` tokens that leave room for nxt."""
+        """The trailing sentences of group worth at most `overlap` tokens that leave room for nxt
+        (none before a heading, list or table: overlap carries prose context only)."""
         tail: list[Piece] = []
+        if nxt.para_start and is_structural(nxt.text):
+            return tail
         tok = wp = 0
         for p in reversed(group):
             if tok + p.tokens > self.overlap:
@@ -189,3 +213,47 @@ def _join(group: list[Piece]) -> str:
             parts.append(" ")
         parts.append(p.text)
     return "".join(parts)
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+
+
+def _is_heading(p: Piece) -> bool:
+    return bool(_HEADING.match(p.text))
+
+
+def _block_end(pieces: list[Piece], i: int) -> int:
+    """The index after the block starting at i (a heading's block includes the block under it)."""
+    j = i + 1
+    while j < len(pieces) and not pieces[j].para_start:
+        j += 1
+    if _is_heading(pieces[i]) and j < len(pieces) and not _is_heading(pieces[j]):
+        return _block_end(pieces, j)
+    return j
+
+
+def _heading_paths(pieces: list[Piece], base: tuple[str, ...]) -> dict[int, tuple[tuple[int, str], ...]]:
+    """For each piece, the (level, heading) pairs it stands under (a heading: those above it)."""
+    path: list[tuple[int, str]] = [(n, h) for n, h in enumerate(base, 1)]
+    out: dict[int, tuple[tuple[int, str], ...]] = {}
+    for p in pieces:
+        m = _HEADING.match(p.text)
+        level = len(m.group(1)) if m else 7
+        out.setdefault(id(p), tuple((lv, h) for lv, h in path if lv < level))
+        if m:
+            path = [(lv, h) for lv, h in path if lv < level] + [(level, m.group(2).strip())]
+    return out
+
+
+def _table_headers(pieces: list[Piece]) -> dict[int, Piece]:
+    """For each table row piece after the first of its table, the table's header row piece."""
+    out: dict[int, Piece] = {}
+    header: Piece | None = None
+    for p in pieces:
+        if not p.text.startswith("|"):
+            header = None
+        elif header is None or p.para_start:
+            header = p
+        else:
+            out[id(p)] = header
+    return out

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import IngestError
+from ingest.structure import html_text, markdown_text, merge_item_blocks, plain_text
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,8 @@ def load_bytes(name: str, data: bytes, max_pdf_pages: int = 2000) -> Document:
     elif ext in (".md", ".markdown"):
         doc = _load_markdown(decode_text(data))
     else:
-        doc = Document(sections=(Section(_normalise(decode_text(data))),))
+        body, heading = plain_text(_normalise(decode_text(data)))
+        doc = Document(sections=(Section(body),), title=heading)
     if not any(s.text.strip() for s in doc.sections):
         raise IngestError("no text found in the file")
     return doc
@@ -119,18 +121,13 @@ def _load_markdown(text: str) -> Document:
             if isinstance(parsed, dict):
                 meta = {str(k): str(v) for k, v in parsed.items() if v is not None}
                 text = text[end + 4 :].lstrip("\n")
+    body, h1 = markdown_text(text)
     return Document(
-        sections=(Section(text),),
-        title=meta.get("title", ""),
+        sections=(Section(body),),
+        title=meta.get("title", "") or h1,
         category=meta.get("category"),
         extra={k: v for k, v in meta.items() if k not in ("title", "category")},
     )
-
-
-_BLOCK_TAGS = (
-    "p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "section",
-    "article", "header", "footer", "pre", "blockquote", "dd", "dt", "figcaption", "main",
-)  # fmt: skip
 
 
 def _load_html(markup: str) -> Document:
@@ -138,25 +135,11 @@ def _load_html(markup: str) -> Document:
 
     soup = BeautifulSoup(markup, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    # read <meta name="category"> before <head> is dropped below
+    # read <meta name="category"> before <head> is dropped
     meta_cat = soup.find("meta", attrs={"name": "category"})
     category = str(meta_cat.get("content")) if meta_cat and meta_cat.get("content") else None
-    for tag in soup(["script", "style", "noscript", "template", "head", "nav", "svg", "iframe"]):
-        tag.decompose()
-    for br in soup.find_all("br"):
-        br.replace_with("\n")
-    for tag in soup.find_all(_BLOCK_TAGS):
-        tag.insert_before("\n\n")
-        tag.insert_after("\n\n")
-    for cell in soup.find_all(["td", "th"]):  # keep table cells apart ("Sensor" | "5 MP")
-        cell.insert_after(" ")
-    raw = soup.get_text()
-    paras = []
-    for block in raw.split("\n\n"):
-        para = " ".join(block.split())
-        if para:
-            paras.append(para)
-    return Document(sections=(Section("\n\n".join(paras)),), title=title, category=category)
+    body, h1 = html_text(soup)
+    return Document(sections=(Section(body),), title=title or h1, category=category)
 
 
 def _load_pdf(data: bytes, max_pages: int) -> Document:
@@ -174,7 +157,7 @@ def _load_pdf(data: bytes, max_pages: int) -> Document:
         for number, page in enumerate(pages, start=1):
             text = _normalise(page.extract_text() or "")
             if text:
-                sections.append(Section(_reflow_pdf(text), page=number))
+                sections.append(Section(merge_item_blocks(_reflow_pdf(text)), page=number))
         title = ""
         if reader.metadata and reader.metadata.title:
             title = str(reader.metadata.title)

@@ -26,7 +26,8 @@ from ingest.loaders import SUPPORTED, load_bytes
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int, str], None]  # (done files, total files, current file)
+Progress = Callable[[int, int, str], None]
+HEADER_PIECES = 32  # word-pieces kept for a chunk's contextual header in the embedder's window  # (done files, total files, current file)
 
 
 @dataclass
@@ -75,7 +76,8 @@ class _Pending:
     file: SourceFile
     file_hash: str
     ids: list[str]
-    texts: list[str]
+    texts: list[str]  # what is embedded and indexed lexically: the contextual header, then the chunk
+    documents: list[str]  # what is stored and injected: the chunk itself
     metas: list[dict[str, Any]]
     stale: list[str]
     unchanged: int
@@ -148,9 +150,26 @@ class Ingestor:
     @functools.cached_property
     def chunker(self) -> Chunker:
         e = self.embedder
+        # the contextual header is embedded in front of each chunk: keep room for it in the window
+        window = e.max_tokens - (HEADER_PIECES if self.settings.contextual_headers else 0)
         return Chunker(
-            self.counter, self.settings.chunk_size, self.settings.chunk_overlap, e.max_tokens, e.count_tokens
+            self.counter, self.settings.chunk_size, self.settings.chunk_overlap, window, e.count_tokens
         )
+
+    def header(self, source: str, title: str, path: tuple[str, ...]) -> str:
+        """The contextual header of a chunk ("folder › title › headings"), within HEADER_PIECES
+        word-pieces (the outermost parts go first when it is too long); "" when the setting is off."""
+        if not self.settings.contextual_headers:
+            return ""
+        parts = [*source.split("/")[:-1], title, *path]
+        kept: list[str] = []
+        for part in parts:
+            part = " ".join(part.split())
+            if part and (not kept or kept[-1].lower() != part.lower()):
+                kept.append(part)
+        while kept and self.embedder.count_tokens([" › ".join(kept)])[0] > HEADER_PIECES - 2:
+            kept.pop(0)
+        return " › ".join(kept)
 
     def sync_paths(
         self, paths: Sequence[Path], progress: Progress | None = None, remove_missing: bool = True
@@ -237,15 +256,20 @@ class Ingestor:
         category = doc.category or (f.source.split("/")[0] if "/" in f.source else "general")
         ids: list[str] = []
         texts: list[str] = []
+        documents: list[str] = []
         metas: list[dict[str, Any]] = []
+        title = doc.title or Path(f.source).stem
         for section in doc.sections:
             for piece in self.chunker.chunk(section.text):
                 index = len(ids)
-                cid = chunk_id(f.source, index, piece.text)
+                header = self.header(f.source, doc.title, piece.heading_path)
+                embedded = f"{header}\n{piece.text}" if header else piece.text
                 meta: dict[str, Any] = {
                     "source": f.source,
                     "category": category,
-                    "title": doc.title or Path(f.source).stem,
+                    "title": title,
+                    "heading_path": " › ".join(piece.heading_path),
+                    "heading_levels": ",".join(map(str, piece.heading_levels)),
                     "chunk_index": index,
                     "tokens": piece.tokens,
                     "content_hash": hashlib.sha256(piece.text.encode("utf-8")).hexdigest()[:16],
@@ -253,8 +277,9 @@ class Ingestor:
                 }
                 if section.page is not None:
                     meta["page"] = section.page
-                ids.append(cid)
-                texts.append(piece.text)
+                ids.append(chunk_id(f.source, index, embedded))  # a new header is a new chunk
+                texts.append(embedded)
+                documents.append(piece.text)
                 metas.append(meta)
         if not ids:
             raise IngestError("no text found in the file")
@@ -262,17 +287,18 @@ class Ingestor:
         unchanged = len(old & set(ids))
         # an id another file still owns (the same file under two roots) must survive
         stale = old - set(ids) - self.index.ids_owned_elsewhere(old - set(ids), f.root, f.source)
-        return _Pending(f, digest, ids, texts, metas, sorted(stale), unchanged)
+        return _Pending(f, digest, ids, texts, documents, metas, sorted(stale), unchanged)
 
     def _flush(self, batch: list[_Pending], report: SyncReport) -> None:
         if not batch:
             return
         ids = [i for p in batch for i in p.ids]
         texts = [t for p in batch for t in p.texts]
+        documents = [d for p in batch for d in p.documents]
         metas = [m for p in batch for m in p.metas]
         vectors = self.embedder.embed(texts)
         report.embedded += len(texts)
-        self.index.upsert_vectors(ids, vectors, texts, metas)
+        self.index.upsert_vectors(ids, vectors, documents, metas)
         for p in batch:
             self.index.commit_file(
                 p.file.root, p.file.source, p.file_hash, list(zip(p.ids, p.texts, strict=True)), p.stale

@@ -3,6 +3,7 @@ bullet per compared entity. Each claim ends with its (source); the output is Mar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.answer.citations import cite
@@ -23,7 +24,10 @@ _COMPARATIVES = {
     "bigger": "size", "larger": "size", "smaller": "size", "longer": "length", "shorter": "length",
     "newer": "release", "older": "release", "precise": "repeatability", "accurate": "accuracy",
 }  # fmt: skip
-STEP_WORDS_LIMIT = 400  # an answer's steps stop here, with a pointer to the rest
+STEP_WORDS_LIMIT = 400
+_STEPS_HEADING = re.compile(
+    r"\b(steps?|procedure|instructions?|how to|process)\b", re.I
+)  # an answer's steps stop here, with a pointer to the rest
 
 
 def _labels(picked: Sequence[Scored]) -> tuple[str, ...]:
@@ -50,9 +54,18 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
     best_unit = max(x.score for x in usable)
 
     def strength(items: list[Scored]) -> float:
+        """Relevance of the list's best items, raised for ordered steps under a heading that
+        names steps, lowered for a list of questions (an FAQ is not a procedure)."""
         top = sorted((x.score for x in items), reverse=True)[:3]
         numbered = items[0].unit.ordinal is not None
-        return sum(top) / len(top) + (0.05 if numbered else 0.0)
+        heading = items[0].unit.path[-1] if items[0].unit.path else ""
+        asks = sum("?" in x.text for x in items) / len(items)
+        return (
+            sum(top) / len(top)
+            + (0.15 if numbered else 0.0)
+            + (0.1 if _STEPS_HEADING.search(heading) else 0.0)
+            - 0.2 * asks
+        )
 
     asked = {w[:5] for w in content_words(question)}
 
@@ -94,6 +107,9 @@ def _steps(items: list[Scored]) -> str:
             break
         blocks[-1].append(f"{ordinal if ordinal is not None else n}. {cite(x.text, x.label)}")
         expected = ordinal + 1 if ordinal is not None else None
+    else:
+        if ordered[-1].condensed:  # its chunk was cut to fit: the list may go on
+            blocks.append([f"… (the full procedure is in {first.label})"])
     return "\n\n".join("\n".join(b) for b in blocks if b)
 
 

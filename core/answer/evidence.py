@@ -12,7 +12,7 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, matches, question_entities
 from core.scoring import SentenceScorer
-from core.types import LedgerEntry
+from core.types import Fate, LedgerEntry
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Scored:
     order: int  # document order across the injected entries
     scope: frozenset[str]  # the entities it stands under
     conflict: frozenset[str]  # the other entities it is about (empty: usable)
+    condensed: bool = False  # its chunk was injected in part (summarised or truncated)
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,9 @@ def score_units(
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
     for n, e in enumerate(entries):
         base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
+        levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
         title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
-        for u in parse(e.injected_text, base):
+        for u in parse(e.injected_text, base, levels):
             if not _usable(u):
                 continue
             text, scope = _narrow(u, wanted, title_scope)
@@ -59,7 +61,17 @@ def score_units(
     contexts = [" › ".join((*u.path[-2:], text)) if u.path else text for u, text, *_ in pool]
     sims = scorer.relevance(contexts, question)
     units = tuple(
-        Scored(u, text, e.source, citation_label(e.source, e.page), float(sims[i]), order, scope, clash)
+        Scored(
+            u,
+            text,
+            e.source,
+            citation_label(e.source, e.page),
+            float(sims[i]),
+            order,
+            scope,
+            clash,
+            e.fate != Fate.KEPT,
+        )  # fmt: skip
         for i, (u, text, e, scope, clash, order) in enumerate(pool)
     )
     return Evidence(question, query_type, wanted, units)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from core.config import Settings
 from core.context.dedupe import Deduper
-from core.context.focus import about_asked_first
+from core.context.focus import about_asked_first, continuations_follow
 from core.context.injection import is_instruction_like, nonce
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import ranked_extract, truncate_sentences
@@ -102,6 +102,7 @@ def _entry(
         suspicious=is_instruction_like(c.chunk.text), category=c.chunk.category,
         page=int(meta["page"]) if "page" in meta else None,
         title=str(meta.get("title", "")), heading_path=str(meta.get("heading_path", "")),
+        heading_levels=str(meta.get("heading_levels", "")),
     )  # fmt: skip
 
 
@@ -264,5 +265,7 @@ def fit_evidence(
     if baseline:
         return build_context(candidates, query, BudgetParams(10**9, dedupe=False), fmt, counter, scorer)
     params = BudgetParams.from_settings(settings, budget)
-    ranked = about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
+    ranked = continuations_follow(
+        about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
+    )
     return build_context(ranked, query, params, fmt, counter, scorer)

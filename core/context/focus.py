@@ -7,6 +7,7 @@ stable partition of the ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.query.entities import conflicts, entities, question_entities
@@ -34,3 +35,32 @@ def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Ca
     return [c for c, away in zip(candidates, elsewhere, strict=True) if not away] + [
         c for c, away in zip(candidates, elsewhere, strict=True) if away
     ]
+
+
+_LAST_STEP = re.compile(r"(?:^|\n)(\d{1,3})[.)] [^\n]*\s*$")
+_FIRST_STEP = re.compile(r"^(?:#{1,6} [^\n]*\n+|\|[^\n]*\n)?(\d{1,3})[.)] ")
+
+
+def continuations_follow(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """A chunk that goes on with the numbered list another candidate ends with (same document,
+    the next chunk, the next step number) is walked right after it, so a procedure is not cut
+    between two chunks by chunks ranked in between."""
+    out = list(candidates)
+    for c in list(out):
+        end = _LAST_STEP.search(c.chunk.text)
+        if end is None:
+            continue
+        index = c.chunk.metadata.get("chunk_index")
+        nxt = next(
+            (
+                d for d in out
+                if d.chunk.source == c.chunk.source and index is not None
+                and d.chunk.metadata.get("chunk_index") == int(index) + 1
+                and (m := _FIRST_STEP.match(d.chunk.text)) is not None and int(m.group(1)) <= int(end.group(1)) + 1
+            ),
+            None,
+        )  # fmt: skip
+        if nxt is not None and out.index(nxt) > out.index(c) + 1:
+            out.remove(nxt)
+            out.insert(out.index(c) + 1, nxt)
+    return out

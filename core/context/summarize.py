@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
 
 from core.scoring import SentenceScorer
-from core.text import split_sentences
+from core.text import is_structural, split_sentences
 
 
 def ranked_extract(
@@ -23,11 +24,15 @@ def ranked_extract(
     if not sentences:
         return None
     sims = scorer.relevance(sentences, question)
+    runs = _numbered_runs(sentences)
     chosen: list[int] = []
     for i in np.argsort(-sims, kind="stable"):
-        trial = sorted([*chosen, int(i)])
-        if fits(_join(sentences, trial)):
-            chosen = trial
+        # a step brings its whole numbered list when that fits: a procedure is not cut to its
+        # most "relevant" steps
+        for trial in (sorted({*chosen, *runs.get(int(i), (int(i),))}), sorted({*chosen, int(i)})):
+            if fits(_join(sentences, trial)):
+                chosen = trial
+                break
     if not chosen:
         return None
     return _join(sentences, chosen), len(chosen)
@@ -47,12 +52,51 @@ def truncate_sentences(text: str, fits: Callable[[str], bool]) -> tuple[str, int
 
 
 def _join(sentences: list[str], idx: list[int]) -> str:
-    """Sentences in order; a gap between non-adjacent ones is marked with an ellipsis."""
+    """Sentences in order; a gap between non-adjacent ones is marked with an ellipsis. Structure
+    survives: list items, headings and table rows stay on their own lines, and a table row brings
+    its table's header row."""
+    headers = _table_headers(sentences)
+    idx = sorted(set(idx) | {headers[i] for i in idx if i in headers})
     parts: list[str] = []
     prev = None
     for i in idx:
-        if prev is not None and i != prev + 1:
-            parts.append("…")
+        if prev is not None:
+            gap = i != prev + 1
+            if is_structural(sentences[i]) or is_structural(sentences[prev]):
+                parts.append("\n…\n" if gap else "\n")
+            else:
+                parts.append(" … " if gap else " ")
         parts.append(sentences[i])
         prev = i
-    return " ".join(parts)
+    return "".join(parts)
+
+
+def _numbered_runs(sentences: list[str]) -> dict[int, tuple[int, ...]]:
+    """For each numbered list item, the indices of the consecutive numbered items around it."""
+    out: dict[int, tuple[int, ...]] = {}
+    run: list[int] = []
+    for i, s in enumerate([*sentences, ""]):
+        if _STEP.match(s):
+            run.append(i)
+            continue
+        for j in run:
+            out[j] = tuple(run)
+        run = []
+    return out
+
+
+_STEP = re.compile(r"^\d{1,3}[.)]\s")
+
+
+def _table_headers(sentences: list[str]) -> dict[int, int]:
+    """For each table row after the first of its table, the index of that table's header row."""
+    out: dict[int, int] = {}
+    header = None
+    for i, s in enumerate(sentences):
+        if not s.startswith("|"):
+            header = None
+        elif header is None:
+            header = i
+        else:
+            out[i] = header
+    return out

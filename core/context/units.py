@@ -47,11 +47,12 @@ class Unit:
         return f"{subject} — {'; '.join(pairs)}" if pairs else subject
 
 
-def parse(text: str, base_path: Sequence[str] = ()) -> list[Unit]:
-    """The units of one chunk's text, in order; base_path: the headings in effect at its start."""
+def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] = ()) -> list[Unit]:
+    """The units of one chunk's text, in order; base_path: the headings in effect at its start
+    (base_levels: their levels, when known)."""
     units: list[Unit] = []
     path = list(base_path)
-    levels = list(range(1, len(path) + 1))
+    levels = list(base_levels) if len(base_levels) == len(path) else list(range(1, len(path) + 1))
     block = 0
     header: tuple[str, ...] | None = None
     in_list = False

@@ -197,7 +197,8 @@ def assert_fenced(answer: Answer) -> int:
     assert [int(k) for k, _ in bodies] == list(range(1, n + 1))
     for (_, body), e in zip(bodies, included, strict=True):
         label = f"{e['source']} p.{e['page']}" if e["page"] else e["source"]
-        assert body.startswith(f"Source: {label}\nCategory: ")
+        section = f"Section: {e['heading_path']}\n" if e.get("heading_path") else ""
+        assert body.startswith(f"Source: {label}\n{section}Category: ")
     # roles: system messages, then history (none here), the question last and alone as "user"
     roles = [m["role"] for m in answer.trace["messages"]]
     assert roles[-1] == "user" and roles.count("user") == 1 and set(roles[:-1]) == {"system"}

@@ -11,7 +11,7 @@ import pytest
 from core.config import Settings
 from core.index.index import Index
 from core.resources import Models as Resources
-from ingest.sync import SyncReport, chunk_id, ingest_paths
+from ingest.sync import Ingestor, SyncReport, chunk_id, ingest_paths
 from tests.support.pdfs import make_pdf
 from tests.support.stores import SAMPLE, make_settings
 from tests.support.stores import close_stores as forget_indexes
@@ -190,8 +190,21 @@ def test_ids_are_deterministic(tmp_path: Path, corpus: Path, resources: Resource
         runs.append(_chroma(s))
     forget_indexes()
     assert set(runs[0]) == set(runs[1]) == set(runs[2])
+    ingestor = Ingestor(
+        make_settings(tmp_path / "run0"), get_index_resources(make_settings(tmp_path / "run0"))
+    )
     for cid, meta in runs[0].items():
-        assert chunk_id(meta["source"], meta["chunk_index"], meta["_text"]) == cid
+        stem = Path(meta["source"]).stem
+        title = "" if meta["title"] == stem else meta["title"]
+        path = tuple(h for h in meta["heading_path"].split(" › ") if h)
+        header = ingestor.header(meta["source"], title, path)
+        # the id is derived from what was embedded: the contextual header, then the chunk text
+        assert (
+            chunk_id(
+                meta["source"], meta["chunk_index"], f"{header}\n{meta['_text']}" if header else meta["_text"]
+            )
+            == cid
+        )
 
 
 def test_metadata_per_chunk(settings: Settings, corpus: Path, resources: Resources) -> None:

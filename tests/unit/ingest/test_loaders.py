@@ -52,7 +52,7 @@ def test_markdown_without_front_matter_keeps_rules(tmp_path: Path) -> None:
     f = tmp_path / "plain.md"
     f.write_text("# Title\n\nBody text.\n\n---\n\nAfter a rule.\n", encoding="utf-8")
     doc = _load(f)
-    assert doc.category is None and doc.title == ""
+    assert doc.category is None and doc.title == "Title"  # the first H1 when there is no front matter
     assert "Body text." in doc.sections[0].text and "After a rule." in doc.sections[0].text
 
 
@@ -79,11 +79,11 @@ def test_html_strips_script_style_and_keeps_blocks(tmp_path: Path) -> None:
     for junk in ("SCRIPT_TEXT", "MORE_SCRIPT", "color: red", "NOSCRIPT_TEXT", "NAV_TEXT"):
         assert junk not in text
     paras = text.split("\n\n")
-    assert "Rover M1" in paras  # whitespace inside a block collapses
+    assert "# Rover M1" in paras  # a heading, whitespace inside it collapsed
     assert "The rover carries 300 kg." in paras  # one paragraph, not split by the source newline
-    assert "LiDAR" in paras and "Depth camera" in paras  # list items stay separate blocks
+    assert "- LiDAR\n- Depth camera" in paras  # one list, an item per line
     assert "It charges in 55 minutes." in text and "On the D2 dock." in text
-    assert "Payload 300 kg" in text  # table cells are not glued together
+    assert "| Payload | 300 kg |" in paras  # a table row with its cells apart
 
 
 def test_pdf_pages_and_title(tmp_path: Path) -> None:
@@ -117,7 +117,8 @@ def test_pdf_reflow_joins_wrapped_lines(tmp_path: Path) -> None:
     doc = load_bytes("x.pdf", _pdf([lines]))
     paras = doc.sections[0].text.split("\n\n")
     assert any("whichever comes first, using the CT-40" in p for p in paras)  # wrap undone
-    assert "- first item of a list" in paras and "- second item of a list" in paras
+    lines = doc.sections[0].text.split("\n")
+    assert "- first item of a list" in lines and "- second item of a list" in lines  # list items, a line each
 
 
 # -- decoding -------------------------------------------------------------------------------------

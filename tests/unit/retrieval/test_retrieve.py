@@ -105,8 +105,11 @@ def test_scores_are_cosine_similarities(retriever: Retriever, resources: Resourc
     [stored_row] = retriever.index.vectors.get([top.chunk.id])
     stored = stored_row.embedding
     assert top.score == pytest.approx(float(np.dot(q, np.asarray(stored))), abs=1e-4)
-    # ... against a fresh embedding of the chunk's text ...
-    fresh = resources.embedder.embed([top.chunk.text])[0]
+    # ... against a fresh embedding of what ingest embedded (the contextual header, then the text) ...
+    meta = top.chunk.metadata
+    parts = [top.chunk.source.split("/")[0], str(meta["title"]), *str(meta["heading_path"]).split(" › ")]
+    header = " › ".join(p for n, p in enumerate(parts) if p and (n == 0 or p.lower() != parts[n - 1].lower()))
+    fresh = resources.embedder.embed([f"{header}\n{top.chunk.text}"])[0]
     assert top.score == pytest.approx(float(np.dot(q, fresh)), abs=1e-3)
     # ... and against Chroma's own cosine distance
     [raw] = retriever.index.vectors.query(q, 1, with_embeddings=False)

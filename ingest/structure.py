@@ -1,0 +1,342 @@
+"""Every format written as one canonical light markup, which core/context/units.py reads back.
+
+Blocks are separated by a blank line: a heading "#"×level + " " + text; a paragraph on one line;
+a list as consecutive lines "- item" or "N. item" (N the item's real ordinal; a nested list's items
+follow their parent, flattened); a table as consecutive rows "| a | b |", the header row first, no
+separator row. Inline markup (emphasis, links, code) is reduced to its text. Markdown is read with
+markdown-it-py, HTML with BeautifulSoup; plain text by its layout (setext and capitalised headings,
+numbered and bulleted lines)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+_SPACE = re.compile(r"\s+")
+
+
+def _clean(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _cell(text: str) -> str:
+    return _clean(text).replace("|", "/")
+
+
+def join_blocks(blocks: list[str]) -> str:
+    return "\n\n".join(b for b in blocks if b.strip())
+
+
+# -- Markdown ---------------------------------------------------------------------------------
+
+
+def markdown_text(source: str) -> tuple[str, str]:
+    """(canonical text, first H1) of a Markdown document."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(source)
+    blocks: list[str] = []
+    h1 = ""
+    lists: list[list[int]] = []  # per open list: [next ordinal or -1 for bullets]
+    items: list[str] = []  # the lines of the list being written
+    row: list[str] | None = None
+    rows: list[str] = []
+    item_open: list[int] = []  # index in items of each open item's line
+    for n, tok in enumerate(tokens):
+        kind = tok.type
+        if kind == "heading_open":
+            text = _inline(tokens[n + 1])
+            blocks.append("#" * int(tok.tag[1]) + " " + text)
+            h1 = h1 or (text if tok.tag == "h1" else "")
+        elif kind in ("bullet_list_open", "ordered_list_open"):
+            start = int(tok.attrs.get("start", 1) or 1) if kind == "ordered_list_open" else -1
+            lists.append([start])
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+            if not lists:
+                blocks.append("\n".join(items))
+                items = []
+        elif kind == "list_item_open":
+            marker = "-" if lists[-1][0] < 0 else f"{lists[-1][0]}."
+            if lists[-1][0] >= 0:
+                lists[-1][0] += 1
+            items.append(marker)
+            item_open.append(len(items) - 1)
+        elif kind == "list_item_close":
+            item_open.pop()
+        elif kind == "inline" and tokens[n - 1].type == "paragraph_open" and item_open:
+            i = item_open[-1]
+            items[i] = f"{items[i]} {_inline(tok)}"
+        elif kind == "inline" and tokens[n - 1].type == "paragraph_open":
+            blocks.append(_inline(tok))
+        elif kind == "tr_open":
+            row = []
+        elif kind == "inline" and row is not None and tokens[n - 1].type in ("th_open", "td_open"):
+            row.append(_cell(_inline(tok)))
+        elif kind == "tr_close" and row is not None:
+            rows.append("| " + " | ".join(row) + " |")
+            row = None
+        elif kind == "table_close":
+            blocks.append("\n".join(rows))
+            rows = []
+        elif kind in ("fence", "code_block"):
+            blocks.append(tok.content.strip())
+    return join_blocks(blocks), h1
+
+
+def _inline(tok: Any) -> str:
+    """The plain text of an inline token: emphasis and link markup dropped, images as their alt."""
+    parts: list[str] = []
+    for child in tok.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)
+    return _clean("".join(parts))
+
+
+# -- HTML --------------------------------------------------------------------------------------
+
+_DROP = ("script", "style", "noscript", "template", "head", "nav", "svg", "iframe", "button", "form")
+_HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_PARAGRAPHS = {"p", "pre", "blockquote", "figcaption", "address", "summary", "caption"}
+_MAX_DEPTH = 200  # deeper than this, a subtree is read as one paragraph (no recursion limit)
+
+
+def html_text(soup: Any) -> tuple[str, str]:
+    """(canonical text, first H1) of a parsed HTML document (BeautifulSoup)."""
+    for tag in soup(list(_DROP)):
+        tag.decompose()
+    root = soup.body or soup
+    blocks = list(_html_blocks(root, 0))
+    h1 = next((b[2:] for b in blocks if b.startswith("# ")), "")
+    return join_blocks(blocks), h1
+
+
+def _html_blocks(node: Any, depth: int) -> Iterator[str]:
+    from bs4 import NavigableString, Tag
+
+    loose: list[str] = []
+    for child in node.children:
+        if isinstance(child, NavigableString):
+            if type(child).__name__ in ("Comment", "Doctype", "Declaration", "ProcessingInstruction"):
+                continue
+            loose.append(str(child))
+            continue
+        if not isinstance(child, Tag):
+            continue
+        name = child.name or ""
+        if name in ("br",):
+            loose.append(" ")
+            continue
+        if name in (
+            "span",
+            "a",
+            "b",
+            "strong",
+            "em",
+            "i",
+            "code",
+            "small",
+            "sup",
+            "sub",
+            "abbr",
+            "mark",
+            "u",
+            "time",
+            "label",
+            "img",
+        ):
+            loose.append(child.get_text(" ") if name != "img" else str(child.get("alt") or ""))
+            continue
+        if _clean("".join(loose)):
+            yield _clean("".join(loose))
+        loose = []
+        yield from _html_block(child, name, depth)
+    if _clean("".join(loose)):
+        yield _clean("".join(loose))
+
+
+def _html_block(el: Any, name: str, depth: int) -> Iterator[str]:
+    if name in _HEADINGS:
+        text = _clean(el.get_text(" "))
+        if text:
+            yield "#" * _HEADINGS[name] + " " + text
+    elif name in ("ul", "ol"):
+        lines = _html_list(el, depth)
+        if lines:
+            yield "\n".join(lines)
+    elif name == "table":
+        rows = _html_table(el)
+        if rows:
+            yield "\n".join(rows)
+    elif name == "dl":
+        pairs = _html_definitions(el)
+        if pairs:
+            yield "\n".join(pairs)
+    elif name in _PARAGRAPHS or depth >= _MAX_DEPTH:
+        text = _clean(el.get_text(" "))
+        if text:
+            yield text
+    else:  # div, section, article, main, header, footer, li outside a list, …
+        yield from _html_blocks(el, depth + 1)
+
+
+def _html_list(el: Any, depth: int) -> list[str]:
+    ordered = el.name == "ol"
+    try:
+        n = int(el.get("start", 1)) if ordered else 0
+    except (TypeError, ValueError):
+        n = 1
+    lines: list[str] = []
+    for li in el.find_all("li", recursive=False):
+        nested = li.find_all(["ul", "ol"], recursive=False)
+        for sub in nested:
+            sub.extract()
+        text = _clean(li.get_text(" "))
+        if text:
+            lines.append(f"{n}. {text}" if ordered else f"- {text}")
+        if ordered:
+            n += 1
+        for sub in nested:
+            if depth < _MAX_DEPTH:
+                lines.extend(_html_list(sub, depth + 1))
+    return lines
+
+
+def _html_table(el: Any) -> list[str]:
+    """One line per row, the first row as the header; a repeated header row is skipped."""
+    rows: list[str] = []
+    for tr in el.find_all("tr"):
+        cells = tr.find_all(["th", "td"], recursive=False)
+        line = "| " + " | ".join(_cell(c.get_text(" ")) for c in cells) + " |"
+        if not line.strip("| ") or (rows and line == rows[0]):
+            continue
+        rows.append(line)
+    return rows
+
+
+def _html_definitions(el: Any) -> list[str]:
+    out: list[str] = []
+    term = ""
+    for child in el.find_all(["dt", "dd"]):
+        text = _clean(child.get_text(" "))
+        if child.name == "dt":
+            term = text
+        elif text:
+            out.append(f"- {term}: {text}" if term else f"- {text}")
+    return out
+
+
+# -- plain text --------------------------------------------------------------------------------
+
+_NUMBERED = re.compile(r"^\s*(\d{1,3})[.)]\s+(\S.*)$")
+_BULLET = re.compile(r"^\s*[-*•]\s+(\S.*)$")
+_SETEXT = re.compile(r"^\s*(=+|-+)\s*$")
+_LEADER = re.compile(r"^\s*(\S.*?)\s*\.{3,}\s*(\S.*)$")  # "Top speed ....... 1.8 m/s"
+
+
+def _caps_heading(line: str) -> bool:
+    letters = [ch for ch in line if ch.isalpha()]
+    return (
+        len(letters) >= 4
+        and all(ch.isupper() for ch in letters)
+        and len(line) <= 80
+        and line[-1:] not in ".,;"
+    )
+
+
+def plain_text(text: str) -> tuple[str, str]:
+    """(canonical text, first heading) of plain text: setext and capitalised headings, numbered
+    and bulleted lines as list items (continuation lines joined); prose as it is."""
+    lines = text.split("\n")
+    blocks: list[str] = []
+    para: list[str] = []
+    items: list[str] = []
+    first = ""
+
+    def flush() -> None:
+        nonlocal para, items
+        if para:
+            blocks.append("\n".join(para))
+        if items:
+            blocks.append("\n".join(items))
+        para, items = [], []
+
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        stripped = line.strip()
+        if (
+            stripped
+            and _SETEXT.match(nxt)
+            and not _NUMBERED.match(line)
+            and not _BULLET.match(line)
+            and not para
+        ):
+            flush()
+            level = 1 if nxt.strip().startswith("=") else 2
+            blocks.append("#" * level + " " + stripped)
+            first = first or stripped
+            i += 2
+            continue
+        if not stripped:
+            flush()
+        elif (
+            _caps_heading(stripped)
+            and not para
+            and not items
+            and (not nxt.strip() or not _caps_heading(nxt.strip()))
+        ):
+            flush()
+            blocks.append("## " + stripped)
+            first = first or stripped
+        elif m := _LEADER.match(line):
+            if para:
+                blocks.append("\n".join(para))
+                para = []
+            items.append(f"- {m.group(1).strip()}: {m.group(2).strip()}")
+        elif m := _NUMBERED.match(line):
+            if para:
+                blocks.append("\n".join(para))
+                para = []
+            items.append(f"{int(m.group(1))}. {m.group(2).strip()}")
+        elif m := _BULLET.match(line):
+            if para:
+                blocks.append("\n".join(para))
+                para = []
+            items.append(f"- {m.group(1).strip()}")
+        elif items and line[:1].isspace():
+            items[-1] += " " + stripped  # an item's continuation line
+        else:
+            if items:
+                blocks.append("\n".join(items))
+                items = []
+            para.append(line)
+        i += 1
+    flush()
+    return join_blocks(blocks), first
+
+
+def merge_item_blocks(text: str) -> str:
+    """Consecutive one-line list-item blocks become one list (PDF layout puts blank lines between)."""
+    out: list[str] = []
+    for block in text.split("\n\n"):
+        is_item = "\n" not in block and bool(_NUMBERED.match(block) or _BULLET.match(block))
+        if is_item and out and all(_NUMBERED.match(x) or _BULLET.match(x) for x in out[-1].split("\n")):
+            out[-1] += "\n" + _as_item(block)
+        else:
+            out.append(_as_item(block) if is_item else block)
+    return "\n\n".join(out)
+
+
+def _as_item(line: str) -> str:
+    m = _NUMBERED.match(line)
+    if m:
+        return f"{int(m.group(1))}. {m.group(2).strip()}"
+    m = _BULLET.match(line)
+    return f"- {m.group(1).strip()}" if m else line
