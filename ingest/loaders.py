@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import IngestError
-from ingest.structure import html_text, markdown_text, merge_item_blocks, plain_text
+from ingest.structure import html_text, markdown_text, pdf_pages, plain_text
 
 log = logging.getLogger(__name__)
 
@@ -153,14 +152,9 @@ def _load_pdf(data: bytes, max_pages: int) -> Document:
         pages = reader.pages
         if len(pages) > max_pages:
             raise IngestError(f"the PDF has {len(pages)} pages, over the limit of {max_pages}")
-        sections = []
-        for number, page in enumerate(pages, start=1):
-            text = _normalise(page.extract_text() or "")
-            if text:
-                sections.append(Section(merge_item_blocks(_reflow_pdf(text)), page=number))
-        title = ""
-        if reader.metadata and reader.metadata.title:
-            title = str(reader.metadata.title)
+        texts, first = pdf_pages([_page_text(page) for page in pages])
+        sections = [Section(t, page=n) for n, t in enumerate(texts, start=1) if t.strip()]
+        title = str(reader.metadata.title) if reader.metadata and reader.metadata.title else first
     except IngestError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as e:
@@ -170,23 +164,11 @@ def _load_pdf(data: bytes, max_pages: int) -> Document:
     return Document(sections=tuple(sections), title=title)
 
 
-_PDF_ITEM = re.compile(r"^(?:[-\u2022*]\s|\d{1,2}[.)]\s)")
-
-
-def _reflow_pdf(text: str) -> str:
-    """Join PDF layout lines into paragraphs: a blank line or a short line ending a sentence ends
-    one, and a list item or numbered heading starts one."""
-    lines = [line.strip() for line in text.split("\n")]
-    width = max((len(line) for line in lines), default=0)
-    paras: list[list[str]] = [[]]
-    for line in lines:
-        if not line:
-            if paras[-1]:
-                paras.append([])
-            continue
-        if paras[-1] and _PDF_ITEM.match(line):
-            paras.append([])
-        paras[-1].append(line)
-        if line[-1] in ".!?:" and len(line) < 0.7 * width:
-            paras.append([])
-    return "\n\n".join(" ".join(p) for p in paras if p)
+def _page_text(page: object) -> str:
+    """A page's text in pypdf's layout mode (columns and table rows keep their alignment), or
+    its plain text where layout extraction fails."""
+    try:
+        text = page.extract_text(extraction_mode="layout")  # type: ignore[attr-defined]
+    except Exception:  # pypdf's layout mode raises on some malformed content streams
+        text = page.extract_text()  # type: ignore[attr-defined]
+    return _normalise(text or "")

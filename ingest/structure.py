@@ -340,3 +340,108 @@ def _as_item(line: str) -> str:
         return f"{int(m.group(1))}. {m.group(2).strip()}"
     m = _BULLET.match(line)
     return f"- {m.group(1).strip()}" if m else line
+
+
+# -- PDF (pypdf's layout-mode text) -------------------------------------------------------------
+
+_PDF_ITEM = re.compile(r"^(\s*)([-*•]|\d{1,3}[.)])\s+(\S.*)$")
+_COLUMNS = re.compile(r"\s{3,}")
+_PAGE_FOOTER = re.compile(r"\bpage\s+\d+(\s+of\s+\d+)?\s*$", re.I)
+
+
+def pdf_pages(pages: list[str]) -> tuple[list[str], str]:
+    """(canonical text per page, the first page's title) from layout-mode page texts: running
+    headers/footers dropped, column-aligned rows as table rows, bullets and numbered steps as list
+    items (wrapped lines joined), short numbered lines as section headings."""
+    running = _running_lines(pages)
+    out: list[str] = []
+    title = ""
+    for n, page in enumerate(pages):
+        lines = [ln.rstrip() for ln in page.split("\n")]
+        lines = [ln for ln in lines if _norm_line(ln) not in running and not _PAGE_FOOTER.search(ln.strip())]
+        blocks, first = _pdf_blocks(lines, first_page=n == 0)
+        title = title or first
+        out.append(merge_item_blocks(join_blocks(blocks)))
+    return out, title
+
+
+def _norm_line(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.split()))
+
+
+def _running_lines(pages: list[str]) -> set[str]:
+    """Lines (digits ignored) found on at least half the pages of a multi-page document."""
+    if len(pages) < 2:
+        return set()
+    counts: dict[str, int] = {}
+    for page in pages:
+        for key in {_norm_line(ln) for ln in page.split("\n") if ln.strip()}:
+            counts[key] = counts.get(key, 0) + 1
+    return {k for k, c in counts.items() if c >= max(2, len(pages) / 2)}
+
+
+def _pdf_blocks(lines: list[str], first_page: bool) -> tuple[list[str], str]:
+    blocks: list[str] = []
+    para: list[str] = []
+    items: list[tuple[int, str]] = []  # (indent, line)
+    rows: list[list[str]] = []
+    title = ""
+
+    def flush() -> None:
+        nonlocal para, items, rows
+        if para:
+            blocks.append(" ".join(para))
+        if items:
+            blocks.append("\n".join(line for _, line in items))
+        if len(rows) >= 2:
+            blocks.append("\n".join("| " + " | ".join(_cell(c) for c in r) + " |" for r in rows))
+        elif rows:
+            blocks.append(" ".join(" ".join(r) for r in rows))
+        para, items, rows = [], [], []
+
+    for line in lines:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        cells = _COLUMNS.split(stripped)
+        if not stripped:
+            flush()
+            continue
+        if (
+            first_page
+            and not blocks
+            and not para
+            and not title
+            and indent >= 6
+            and len(stripped.split()) <= 12
+        ):
+            title = stripped
+            blocks.append("# " + stripped)
+            continue
+        if len(cells) >= 2 and (not rows or len(cells) == len(rows[0])) and not _PDF_ITEM.match(line):
+            if not rows and (para or items):
+                flush()
+            rows.append(cells)
+            continue
+        if rows:
+            flush()
+        m = _PDF_ITEM.match(line)
+        if m:
+            marker, text = m.group(2), m.group(3)
+            if marker[0].isdigit() and indent <= 1 and len(text.split()) <= 8 and text[-1:] not in ".:;,?!":
+                flush()
+                blocks.append(f"## {marker} {text}")
+                continue
+            if para:
+                blocks.append(" ".join(para))
+                para = []
+            items.append((indent, f"{marker} {text}" if marker[0].isdigit() else f"- {text}"))
+            continue
+        if items and indent > items[-1][0]:
+            items[-1] = (items[-1][0], items[-1][1] + " " + stripped)  # an item's wrapped line
+            continue
+        if items:
+            blocks.append("\n".join(line for _, line in items))
+            items = []
+        para.append(stripped)
+    flush()
+    return blocks, title

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from core.answer.citations import cite
 from core.answer.evidence import Scored
-from core.query.entities import entities, matches
+from core.query.entities import entities, family, matches
 from core.text import content_words
 
 # the words of a comparison question that name no attribute
@@ -120,9 +120,12 @@ def comparison(
     columns are the entities, or from each entity's own units); None with fewer than two."""
     words = {w for w in content_words(question) if w not in _COMPARING and not entities(w)} - set(wanted)
     attrs = {_COMPARATIVES.get(w, w) for w in words}
-    values = _from_table(usable, wanted, attrs) or _from_sections(usable, wanted, attrs)
-    if values is None or len(values) < 2:
+    wanted = compared(wanted)
+    found = [v for v in (_from_table(usable, wanted, attrs), _from_sections(usable, wanted, attrs)) if v]
+    found = [v for v in found if len(v[0]) >= 2]
+    if not found:
         return None
+    values = max(found, key=lambda v: v[1])[0]  # the more relevant of the table and the sections
     lines, labels = [], []
     for name, pairs in values.items():
         text = "; ".join(v for v, _ in pairs)
@@ -132,6 +135,16 @@ def comparison(
     return "\n".join(lines), tuple(dict.fromkeys(labels))
 
 
+def compared(wanted: frozenset[str]) -> frozenset[str]:
+    """The entities being compared: siblings (one family, several models: "ArmX2", "ArmX3") when
+    the question names any; another named thing ("CarePlus for ArmX2 vs ArmX3") only qualifies."""
+    families: dict[str, set[str]] = {}
+    for w in wanted:
+        families.setdefault(family(w), set()).add(w)
+    siblings = {w for group in families.values() if len(group) >= 2 for w in group}
+    return frozenset(siblings) if siblings else wanted
+
+
 def _attr_match(text: str, attrs: set[str]) -> float:
     if not attrs:
         return 0.0
@@ -139,15 +152,19 @@ def _attr_match(text: str, attrs: set[str]) -> float:
     return len({a[:5] for a in attrs} & words) / len(attrs)
 
 
+Values = dict[str, list[tuple[str, str]]]  # entity name → (value, citation) pairs
+
+
 def _from_table(
     usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
-) -> dict[str, list[tuple[str, str]]] | None:
-    """Values from the rows of the best table whose header names at least two of the entities."""
+) -> tuple[Values, float] | None:
+    """Values from the rows of the best table whose header names at least two of the entities,
+    and the mean relevance of those rows."""
     tables: dict[tuple[str, int, tuple[str, ...]], list[Scored]] = {}
     for x in usable:
         if x.unit.kind == "row" and x.unit.header:
             tables.setdefault((x.source, x.order // 100000, x.unit.header), []).append(x)
-    best: dict[str, list[tuple[str, str]]] | None = None
+    best: tuple[Values, float] | None = None
     for (_, _, header), rows in tables.items():
         cols = {i: h for i, h in enumerate(header) if i and entities(h)}
         named = {i: h for i, h in cols.items() if not wanted or matches(wanted, entities(h))}
@@ -164,27 +181,35 @@ def _from_table(
             ]
             for i, h in named.items()
         }
-        if best is None or sum(map(len, out.values())) > sum(map(len, best.values())):
-            best = out
+        relevance = sum(r.score for r in chosen) / len(chosen)
+        if best is None or relevance > best[1]:
+            best = (out, relevance)
     return best
 
 
 def _from_sections(
     usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
-) -> dict[str, list[tuple[str, str]]] | None:
-    """Values from each named entity's own units (spec items, sentences under its heading)."""
+) -> tuple[Values, float] | None:
+    """Values from units about each named entity (under its heading, or naming it): those that
+    name an asked attribute, else the entity's most relevant unit; and their mean relevance."""
     if len(wanted) < 2:
         return None
     found: dict[str, list[Scored]] = {}
     for x in sorted(usable, key=lambda x: x.order):
-        if x.unit.kind == "row" or not x.scope or _attr_match(x.text, attrs) == 0:
+        if x.unit.kind == "row":
             continue
-        for w in sorted(wanted):
-            if matches({w}, x.scope):
-                found.setdefault(w, []).append(x)
-                break
-    out = {_display(w, xs[0]): [(x.text, x.label) for x in xs[:4]] for w, xs in found.items()}
-    return out or None
+        about = [w for w in sorted(wanted) if matches({w}, set(x.scope) | entities(x.text))]
+        if len(about) == 1:  # a unit naming several of them compares nothing by itself
+            found.setdefault(about[0], []).append(x)
+    out: Values = {}
+    chosen_all: list[Scored] = []
+    for w, xs in found.items():
+        chosen = [x for x in xs if _attr_match(x.text, attrs) > 0][:3] or [max(xs, key=lambda x: x.score)]
+        out[_display(w, chosen[0])] = [(x.text, x.label) for x in chosen]
+        chosen_all.extend(chosen)
+    if not chosen_all:
+        return None
+    return out, sum(x.score for x in chosen_all) / len(chosen_all)
 
 
 def _display(token: str, x: Scored) -> str:

@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from core.context.injection import is_instruction_like
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, matches, question_entities
 from core.scoring import SentenceScorer
+from core.text import content_words
 from core.types import Fate, LedgerEntry
 
 
@@ -58,8 +61,10 @@ def score_units(
             pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
     if not pool:
         return Evidence(question, query_type, wanted, ())
-    contexts = [" › ".join((*u.path[-2:], text)) if u.path else text for u, text, *_ in pool]
-    sims = scorer.relevance(contexts, question)
+    bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
+    contexts = [" › ".join((*u.path[-2:], b)) if u.path else b for (u, *_), b in zip(pool, bare, strict=True)]
+    sims = 0.75 * scorer.relevance(contexts, question) + 0.25 * _stem_overlap(contexts, question)
+    sims = sims + _lookup_bonus([u for u, *_ in pool], bare, question, wanted)
     units = tuple(
         Scored(
             u,
@@ -104,5 +109,43 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
     for heading in reversed(u.path):
         found = entities(heading)
         if found:
-            return u.text, found
+            # a list item under "Firmware 4.1.3" says which version only through its heading
+            qualified = u.kind == "item" and not matches(found, entities(u.text))
+            return (f"{heading} — {u.text}" if qualified else u.text), found
     return u.text, set(title_scope)
+
+
+def _stems(text: str) -> set[str]:
+    """Content words cut to five letters: "weigh" meets "weight", "rated" meets "rating"."""
+    return {w[:5] for w in content_words(text)}
+
+
+def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
+    """Share of the question's word stems found in each text."""
+    q = _stems(question)
+    if not q:
+        return np.zeros(len(texts), dtype=np.float32)
+    return np.array([len(q & _stems(t)) / len(q) for t in texts], dtype=np.float32)
+
+
+def _lookup_bonus(
+    units: Sequence[Unit], texts: Sequence[str], question: str, wanted: frozenset[str]
+) -> np.ndarray:
+    """Structured facts answer lookups: a list item or row whose key ("Arm weight" of "Arm weight:
+    33 kg", a row's subject and column names) shares the question's word stems gains up to 0.2;
+    a unit that names an asked entity in its own text or row (not only in a heading) gains 0.1."""
+    q = _stems(question)
+    out = np.zeros(len(units), dtype=np.float32)
+    for i, (u, text) in enumerate(zip(units, texts, strict=True)):
+        key = ""
+        if u.kind == "row":
+            key = " ".join((u.cells[0] if u.cells else "", *u.header[1:]))
+        elif u.kind == "item" and ":" in u.text[:60]:
+            key = u.text.split(":", 1)[0]
+        stems = _stems(key)
+        if stems and q:
+            out[i] += 0.2 * len(stems & q) / len(stems)
+        own = text if u.kind != "row" else " ".join(u.cells[:1])
+        if wanted and matches(wanted, entities(own)):
+            out[i] += 0.1
+    return out

@@ -62,35 +62,38 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         table = compose.comparison(usable, ev.question, ev.wanted)
         if table is not None:
             return table
+        return compose.units(pick(usable, floor, most=4))  # both sides, from the best units
     if ev.query_type == "analytical":
-        return compose.units(pick(usable, floor, per_source=True))
-    picked = pick(usable, floor)
+        return compose.units(pick(usable, floor, most=4, per_source=True))
+    picked = pick(usable, floor, follow=0.75)
     if picked[0].unit.kind != "sentence":
         # a fact from a spec list or table: the other facts, not prose that merely mentions them
         picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
     return compose.units(picked)
 
 
-def pick(usable: Sequence[Scored], floor: float, most: int = 3, per_source: bool = False) -> list[Scored]:
-    """The best units (near-repeats skipped, followers under 0.6× the best dropped); per_source:
-    the best unit of each of the best sources first, so two sources speak."""
+def pick(
+    usable: Sequence[Scored], floor: float, most: int = 3, per_source: bool = False, follow: float = 0.6
+) -> list[Scored]:
+    """The best units (near-repeats skipped, followers under `follow`× the best dropped);
+    per_source: when they all come from one source, the best unit of another source joins them if
+    it is nearly as relevant (0.75× the best), so two sources speak."""
     ranked = sorted(usable, key=lambda x: -x.score)
-    if per_source:
-        firsts = list({x.source: x for x in reversed(ranked)}.values())
-        firsts.sort(key=lambda x: -x.score)
-        ranked = firsts[:2] + [x for x in ranked if x not in firsts[:2]]
-    cut = max(floor, ranked[0].score * 0.6)
+    cut = max(floor, ranked[0].score * follow)
     picked: list[Scored] = []
     seen: list[frozenset[str]] = []
     for x in ranked:
         words = word_set(x.text)
         if any(jaccard(words, other) >= 0.8 for other in seen):
             continue  # the same sentence again (copied or lightly edited passages)
-        second_source = per_source and len(picked) == 1 and x.source != picked[0].source
-        if picked and x.score < cut and not (second_source and x.score >= max(floor, ranked[0].score * 0.4)):
+        if picked and x.score < cut:
             break
         seen.append(words)
         picked.append(x)
         if len(picked) == most:
             break
+    if per_source and len({x.source for x in picked}) == 1:
+        other = next((x for x in ranked if x.source != picked[0].source), None)
+        if other is not None and other.score >= max(floor, 0.75 * ranked[0].score):
+            picked = [*picked[: most - 1], other]
     return picked

@@ -94,7 +94,9 @@ def _check(
 ) -> SentenceCheck:  # fmt: skip
     text = strip_markup(_MARKER.sub("", strip_citations(s) or s))
     cites = tuple(cited_labels(s))
-    support, best = _best_support(text, [x.text for x in evidence], scorer, shortlist)
+    support, best = _best_support(
+        text, [x.unit.text if x.unit.kind == "item" else x.text for x in evidence], scorer, shortlist
+    )
     unit = evidence[best] if best is not None else None
     about = sorted(conflicts(wanted, set(unit.scope) if unit else set(), entities(text)))
     pool = " ".join(x.text for x in evidence if not x.conflict).replace(",", "")

@@ -18,7 +18,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "comparison",
         re.compile(
-            r"\b(compare[sd]?|comparison|comparing|difference|differences|differ|differs|versus|vs\.?"
+            r"\b(compare[sd]?|comparison|comparing|difference|differences|differ|differs|distinguish(es)?|versus|vs\.?"
             r"|contrast|better|worse|faster|slower|cheaper|heavier|lighter|stronger|larger|smaller"
             r"|more .{1,30} than|less .{1,30} than|prefer|choose between|which (one|is|should)"
             r"|similarities|similar to|same as|outperform|advantages? of .+ over)\b",
