@@ -46,6 +46,9 @@ class Question:
     doc: str | None = None
     match: Match = "phrase"
     group: str = ""  # sub-set of the dataset (STICI single/multi/none, "offtopic", …)
+    all: tuple[str, ...] = ()  # phrases a strictly correct answer must all contain
+    forbid: tuple[str, ...] = ()  # phrases it must not contain (e.g. the confusable model's value)
+    qtype: str = ""  # the question's labelled type (factual | procedural | comparison | analytical)
 
 
 @dataclass
@@ -191,9 +194,29 @@ def load_stici(directory: Path, work_dir: Path, split: str = "train_validate") -
     return ds
 
 
+def _phrases(value: object, path: Path, n: int) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise DatasetError(f"{path}:{n}: 'all' and 'forbid' must be lists of phrases")
+    return tuple(value)
+
+
+QTYPES = ("factual", "procedural", "comparison", "analytical")
+
+
+def _qtype(value: object, path: Path, n: int) -> str:
+    if value is None:
+        return ""
+    if value not in QTYPES:
+        raise DatasetError(f"{path}:{n}: 'type' must be one of {', '.join(QTYPES)}")
+    return str(value)
+
+
 def load_jsonl(path: Path, corpus: Path, name: str | None = None) -> Dataset:
-    """The project's format, one object a line: {"q", "gold": [phrases] | "OOS", "doc"}; doc is
-    relative to the corpus folder (which is ingested as is)."""
+    """The project's format, one object a line: {"q", "gold": [phrases] | "OOS", "doc"} and
+    optionally "all" / "forbid" (phrases for the strict metric) and "type"; doc is relative to the
+    corpus folder (which is ingested as is)."""
     ds = Dataset(name or slug(Path(path).stem), Path(corpus))
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -222,6 +245,9 @@ def load_jsonl(path: Path, corpus: Path, name: str | None = None) -> Dataset:
                 gold=() if oos else gold_t,
                 doc=obj.get("doc") or None,
                 group="oos" if oos else "answerable",
+                all=_phrases(obj.get("all"), path, n),
+                forbid=_phrases(obj.get("forbid"), path, n),
+                qtype=_qtype(obj.get("type"), path, n),
             )
         )
     if not ds.questions:

@@ -85,6 +85,19 @@ def is_correct(answer: str, gold: Sequence[str], match: str, question: str, refu
     return any(phrase_in(g, text) for g in gold)
 
 
+def is_strictly_correct(
+    answer: str, gold: Sequence[str], all_of: Sequence[str], forbid: Sequence[str], refusal_sentence: str
+) -> bool:
+    """Strict: every "all" phrase (or, without any, a gold phrase) is in the answer and no
+    "forbid" phrase is; citations are stripped first. An answer that dumps the other model's
+    value beside the right one is wrong."""
+    if is_refusal(answer, refusal_sentence):
+        return False
+    text = strip_citations(answer)
+    required = all(phrase_in(p, text) for p in all_of) if all_of else any(phrase_in(g, text) for g in gold)
+    return required and not any(phrase_in(p, text) for p in forbid)
+
+
 @dataclass
 class Record:
     """One question's outcome under one setup and retrieval mode (everything the metrics need)."""
@@ -111,6 +124,8 @@ class Record:
     answer_injected: bool | None = None  # … and the injected text still contains it
     answer_fate: str | None = None  # "injected", else the answer-bearing chunk's best fate
     gold_rank: int | None = None  # rank of the gold document's first chunk among the retrieved
+    strict: bool | None = None  # strict correctness (questions with all/forbid/type labels)
+    qtype: str = ""  # the question's labelled type
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,6 +196,17 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
     }
     if kt:
         out["keyterm_recall_mean"] = _mean(kt, 4)
+    typed = [r for r in ans if r.strict is not None]
+    if typed:
+        out["by_type"] = {
+            t: {
+                "n": len(rs),
+                "acc": _rate(r.correct for r in rs),
+                "strict": _rate(bool(r.strict) for r in rs),
+            }
+            for t, rs in [(t, [r for r in typed if r.qtype == t]) for t in sorted({r.qtype for r in typed})]
+            + [("all", typed)]
+        }
     if unans or oos:
         acc = out["acc_answerable"] or 0.0
         ref = out["refusal_unanswerable_oos"] or 0.0

@@ -49,7 +49,31 @@ def table(datasets: dict[str, Any], name: str) -> str:
     for mode, setups in d["modes"].items():
         for setup in ("baseline", "engineered"):
             lines.append(table_row(f"{mode} {setup}", setups[setup]))
+    by_type = type_table(d)
+    if by_type:
+        lines += [
+            "",
+            "Accuracy per question type (lenient: a gold phrase; strict: all phrases, none forbidden)",
+            *by_type,
+        ]
     return "\n".join(lines)
+
+
+def type_table(d: dict[str, Any]) -> list[str]:
+    """Lenient and strict accuracy per question type, baseline vs engineered (typed sets only)."""
+    rows: list[str] = []
+    for mode, setups in d["modes"].items():
+        base, eng = setups["baseline"].get("by_type"), setups["engineered"].get("by_type")
+        if not base or not eng:
+            continue
+        rows.append(f"{mode}: type           n    lenient base/eng   strict base/eng")
+        for t, e in eng.items():
+            b = base.get(t, {})
+            rows.append(
+                f"  {t:<16}{e['n']:>4}    {_fmt(b.get('acc'))} / {_fmt(e['acc'])}        "
+                f"{_fmt(b.get('strict'))} / {_fmt(e['strict'])}"
+            )
+    return rows
 
 
 def _n_line(d: dict[str, Any]) -> str:
@@ -135,6 +159,7 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
             "",
             *_md_table(d),
             "",
+            *(["```", *type_table(d), "```", ""] if type_table(d) else []),
         ]
         for mode, setups in d["modes"].items():
             e = setups["engineered"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from apps.eval.datasets import Dataset, Question, slug
-from apps.eval.metrics import Record, is_correct, keyterm_recall, strip_citations
+from apps.eval.metrics import Record, is_correct, is_strictly_correct, keyterm_recall, strip_citations
 from core.answer import refusal
 from core.answer.evidence import Evidence, score_units
 from core.answer.extractive import answer_from_scored
@@ -160,6 +160,9 @@ def _record(
     if decision is not None and decision.refused:
         text, refused, reason, grounding = refusal_sentence, True, decision.reason, None
     correct = q.kind == "answerable" and is_correct(text, q.gold, q.match, q.q, refusal_sentence)
+    strict = None
+    if q.kind == "answerable" and (q.all or q.forbid or q.qtype):
+        strict = is_strictly_correct(text, q.gold, q.all, q.forbid, refusal_sentence)
     kt = None
     if q.kind == "answerable" and q.match == "keyterms" and q.gold:
         kt = 0.0 if refused else round(max(keyterm_recall(strip_citations(text), g, q.q) for g in q.gold), 4)
@@ -192,6 +195,8 @@ def _record(
         grounding=grounding,
         keyterm_recall=kt,
         gold_rank=gold_rank,
+        strict=strict,
+        qtype=q.qtype or ("" if strict is None else "untyped"),
     )
 
 

@@ -510,3 +510,55 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and "missing.json" in err[0]
     assert main(["--retrieval", "sparse", "--out", str(tmp_path / "o")], make_settings(tmp_path)) == 2
+
+
+def test_strict_rule_needs_every_phrase_and_no_forbidden_one() -> None:
+    from apps.eval.metrics import is_strictly_correct
+
+    ok = "- Rated payload: 5 kg (products/arm-x2.md).\n- Reach: 850 mm (products/arm-x2.md)."
+    assert is_strictly_correct(ok, ("5 kg",), ("5 kg", "850 mm"), ("12 kg",), REFUSAL)
+    assert not is_strictly_correct(
+        "Rated payload: 5 kg (products/arm-x2.md).", ("5 kg",), ("5 kg", "850 mm"), (), REFUSAL
+    )
+    dump = "Payload | 5 kg | 12 kg (products/arm-x3.md)"
+    assert is_correct(dump, ("5 kg",), "phrase", "payload?", REFUSAL)  # the lenient rule is fooled
+    assert not is_strictly_correct(dump, ("5 kg",), ("5 kg",), ("12 kg",), REFUSAL)
+    assert not is_strictly_correct(REFUSAL, ("5 kg",), (), (), REFUSAL)
+    # a citation cannot satisfy a phrase
+    assert not is_strictly_correct("See (products/arm-x2.md).", ("arm-x2",), ("arm-x2",), (), REFUSAL)
+
+
+def test_jsonl_loads_strict_fields_and_rejects_bad_ones(tmp_path: Path) -> None:
+    f = tmp_path / "q.jsonl"
+    f.write_text(
+        '{"q": "Payload of the X2?", "gold": ["5 kg"], "doc": "a.md", "all": ["5 kg"], "forbid": ["12 kg"], "type": "factual"}\n'
+        '{"q": "Old style?", "gold": ["x"], "doc": "a.md"}\n',
+        encoding="utf-8",
+    )
+    ds = dsets.load_jsonl(f, tmp_path)
+    first, second = ds.questions
+    assert (first.all, first.forbid, first.qtype) == (("5 kg",), ("12 kg",), "factual")
+    assert (second.all, second.forbid, second.qtype) == ((), (), "")
+    f.write_text('{"q": "Q?", "gold": ["x"], "type": "poetry"}\n', encoding="utf-8")
+    with pytest.raises(dsets.DatasetError):
+        dsets.load_jsonl(f, tmp_path)
+
+
+def test_per_type_table_reports_strict_beside_lenient() -> None:
+    from apps.eval import report as rep
+
+    def typed(setup: str) -> list[Record]:
+        return [
+            _rec("answerable", setup, correct=True, strict=True, qtype="factual"),
+            _rec("answerable", setup, correct=True, strict=setup == "engineered", qtype="factual"),
+            _rec("answerable", setup, correct=False, strict=False, qtype="procedural"),
+        ]
+
+    eng = summarize(typed("engineered"))
+    assert eng["by_type"]["factual"] == {"n": 2, "acc": 1.0, "strict": 1.0}
+    assert eng["by_type"]["all"]["strict"] == pytest.approx(2 / 3, abs=1e-4)
+    d = {"counts": {"answerable": 3, "unanswerable": 0, "oos": 0},
+         "modes": {"hybrid": {"baseline": summarize(typed("baseline")), "engineered": eng}}}  # fmt: skip
+    text = rep.table({"set": d}, "set")
+    assert "strict" in text and "factual" in text and "0.500 / 1.000" in text
+    assert "by_type" not in summarize([_rec("answerable", correct=True)])  # untyped sets: no table
