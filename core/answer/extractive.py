@@ -65,9 +65,10 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         return compose.units(pick(usable, floor, most=4))  # both sides, from the best units
     if ev.query_type == "analytical":
         return compose.units(pick(usable, floor, most=4, per_source=True))
-    picked = pick(usable, floor, follow=0.75)
+    picked = pick(usable, floor)
     if picked[0].unit.kind != "sentence":
-        # a fact from a spec list or table: the other facts, not prose that merely mentions them
+        # a fact from a spec list or table: the other close facts, not prose that mentions them
+        picked = [x for x in picked if x.score >= 0.75 * picked[0].score]
         picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
     return compose.units(picked)
 
