@@ -233,15 +233,17 @@ def _block_end(pieces: list[Piece], i: int) -> int:
 
 
 def _heading_paths(pieces: list[Piece], base: tuple[str, ...]) -> dict[int, tuple[tuple[int, str], ...]]:
-    """For each piece, the (level, heading) pairs it stands under (a heading: those above it)."""
+    """For each piece, the (level, heading) pairs it stands under; a heading stands under itself,
+    so a chunk that starts with its heading still records it (an extract of the chunk may drop
+    the heading line, never its path)."""
     path: list[tuple[int, str]] = [(n, h) for n, h in enumerate(base, 1)]
     out: dict[int, tuple[tuple[int, str], ...]] = {}
     for p in pieces:
         m = _HEADING.match(p.text)
-        level = len(m.group(1)) if m else 7
-        out.setdefault(id(p), tuple((lv, h) for lv, h in path if lv < level))
         if m:
+            level = len(m.group(1))
             path = [(lv, h) for lv, h in path if lv < level] + [(level, m.group(2).strip())]
+        out.setdefault(id(p), tuple(path))
     return out
 
 

@@ -171,4 +171,6 @@ def _page_text(page: object) -> str:
         text = page.extract_text(extraction_mode="layout")  # type: ignore[attr-defined]
     except Exception:  # pypdf's layout mode raises on some malformed content streams
         text = page.extract_text()  # type: ignore[attr-defined]
-    return _normalise(text or "")
+    # keep each line's indentation (the first line's too): layout carries structure here
+    lines = [ln.rstrip() for ln in (text or "").replace("\r\n", "\n").replace("\x00", "").split("\n")]
+    return "\n".join(lines).strip("\n")

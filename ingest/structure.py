@@ -427,7 +427,7 @@ def _pdf_blocks(lines: list[str], first_page: bool) -> tuple[list[str], str]:
         m = _PDF_ITEM.match(line)
         if m:
             marker, text = m.group(2), m.group(3)
-            if marker[0].isdigit() and indent <= 1 and len(text.split()) <= 8 and text[-1:] not in ".:;,?!":
+            if marker[0].isdigit() and indent <= 1 and len(text.split()) <= 8 and text[-1:] not in ".:;,":
                 flush()
                 blocks.append(f"## {marker} {text}")
                 continue

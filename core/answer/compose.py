@@ -77,7 +77,7 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
     if not candidates:
         return None
     items = max(candidates, key=strength)
-    if max(x.score for x in items) < 0.75 * best_unit:
+    if max(x.score for x in items) < 0.6 * best_unit:
         return None  # the lists here are not what the question is about
     return _steps(items), (items[0].label,)
 

@@ -12,7 +12,7 @@ import numpy as np
 from core.context.injection import is_instruction_like
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
-from core.query.entities import conflicts, entities, matches, question_entities
+from core.query.entities import conflicts, entities, family, matches, question_entities
 from core.scoring import SentenceScorer
 from core.text import content_words
 from core.types import Fate, LedgerEntry
@@ -110,7 +110,7 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
         found = entities(heading)
         if found:
             # a list item under "Firmware 4.1.3" says which version only through its heading
-            qualified = u.kind == "item" and not matches(found, entities(u.text))
+            qualified = u.kind == "item" and heading == u.path[-1] and not matches(found, entities(u.text))
             return (f"{heading} — {u.text}" if qualified else u.text), found
     return u.text, set(title_scope)
 
@@ -135,6 +135,7 @@ def _lookup_bonus(
     33 kg", a row's subject and column names) shares the question's word stems gains up to 0.2;
     a unit that names an asked entity in its own text or row (not only in a heading) gains 0.1."""
     q = _stems(question)
+    families = {family(w) for w in wanted}
     out = np.zeros(len(units), dtype=np.float32)
     for i, (u, text) in enumerate(zip(units, texts, strict=True)):
         key = ""
@@ -145,7 +146,8 @@ def _lookup_bonus(
         stems = _stems(key)
         if stems and q:
             out[i] += 0.2 * len(stems & q) / len(stems)
-        own = text if u.kind != "row" else " ".join(u.cells[:1])
-        if wanted and matches(wanted, entities(own)):
+        own = entities(text if u.kind != "row" else " ".join(u.cells[:1]))
+        siblings = {t for t in own if family(t) in families and not matches(wanted, {t})}
+        if wanted and matches(wanted, own) and not siblings:  # about the asked one alone
             out[i] += 0.1
     return out
