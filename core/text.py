@@ -27,6 +27,15 @@ QUERY_NOISE = STOP_WORDS | frozenset(
     "about he she his her one ones me my our your shall not no yes also so then here any some all "
     "more most other second first third last previous above same former latter tell please".split()
 )
+# words that ask for an attribute by another name → that attribute (plain English, no corpus's vocabulary)
+ATTRIBUTE_OF = {
+    "lighter": "weight", "heavier": "weight", "faster": "speed", "slower": "speed", "quicker": "speed",
+    "cheaper": "price", "pricier": "price", "expensive": "price", "costlier": "price", "cost": "price",
+    "bigger": "size", "larger": "size", "smaller": "size", "longer": "length", "shorter": "length",
+    "newer": "release", "older": "release", "precise": "repeatability", "accurate": "accuracy",
+    "heavy": "weight", "costs": "price", "priced": "price", "fast": "speed",
+}  # fmt: skip
+
 # a wider list for lexical search (scikit-learn's English list)
 SEARCH_STOP_WORDS = ENGLISH_STOP_WORDS
 

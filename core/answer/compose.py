@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from core.answer.citations import cite
 from core.answer.evidence import Scored
 from core.query.entities import entities, family, matches
-from core.text import content_words
+from core.text import ATTRIBUTE_OF, content_words
 
 # the words of a comparison question that name no attribute
 _COMPARING = frozenset(
@@ -17,13 +17,6 @@ _COMPARING = frozenset(
     "better worse which one two both against contrast similar similarities same than more less "
     "prefer choose should pick".split()
 )
-# comparative adjectives → the attribute they compare (plain English, not any corpus's vocabulary)
-_COMPARATIVES = {
-    "lighter": "weight", "heavier": "weight", "faster": "speed", "slower": "speed", "quicker": "speed",
-    "cheaper": "price", "pricier": "price", "expensive": "price", "costlier": "price", "cost": "price",
-    "bigger": "size", "larger": "size", "smaller": "size", "longer": "length", "shorter": "length",
-    "newer": "release", "older": "release", "precise": "repeatability", "accurate": "accuracy",
-}  # fmt: skip
 STEP_WORDS_LIMIT = 400
 _STEPS_HEADING = re.compile(
     r"\b(steps?|procedure|instructions?|how to|process)\b", re.I
@@ -119,7 +112,7 @@ def comparison(
     """One bullet per named entity with its values for the asked attributes (from a table whose
     columns are the entities, or from each entity's own units); None with fewer than two."""
     words = {w for w in content_words(question) if w not in _COMPARING and not entities(w)} - set(wanted)
-    attrs = {_COMPARATIVES.get(w, w) for w in words}
+    attrs = {ATTRIBUTE_OF.get(w, w) for w in words}
     wanted = compared(wanted)
     found = [v for v in (_from_table(usable, wanted, attrs), _from_sections(usable, wanted, attrs)) if v]
     found = [v for v in found if len(v[0]) >= 2]

@@ -14,7 +14,7 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, family, matches, question_entities
 from core.scoring import SentenceScorer
-from core.text import content_words
+from core.text import ATTRIBUTE_OF, content_words
 from core.types import Fate, LedgerEntry
 
 
@@ -134,7 +134,8 @@ def _lookup_bonus(
     """Structured facts answer lookups: a list item or row whose key ("Arm weight" of "Arm weight:
     33 kg", a row's subject and column names) shares the question's word stems gains up to 0.2;
     a unit that names an asked entity in its own text or row (not only in a heading) gains 0.1."""
-    q = _stems(question)
+    words = content_words(question)
+    q = {w[:5] for w in words | {ATTRIBUTE_OF[w] for w in words if w in ATTRIBUTE_OF}}
     families = {family(w) for w in wanted}
     out = np.zeros(len(units), dtype=np.float32)
     for i, (u, text) in enumerate(zip(units, texts, strict=True)):
