@@ -142,9 +142,11 @@ def build_context(
     fmt: KnowledgeFormat,
     counter: TiktokenCounter,
     scorer: SentenceScorer,
+    uncapped: frozenset[str] = frozenset(),
 ) -> Context:
-    """Choose and format the evidence for one question within params.budget tokens."""
-    walk = _Walk(candidates, question, params, fmt, counter, scorer)
+    """Choose and format the evidence for one question within params.budget tokens (uncapped:
+    ids whose overflow extract may take all the room left, e.g. a procedure's continuation)."""
+    walk = _Walk(candidates, question, params, fmt, counter, scorer, uncapped)
     for i, c in enumerate(candidates):
         walk.visit(i, c)
     walk.grow_back()
@@ -163,6 +165,7 @@ class _Walk:
     fmt: KnowledgeFormat
     counter: TiktokenCounter
     scorer: SentenceScorer
+    uncapped: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.deduper = Deduper(self.params.jaccard_min, self.params.cosine_min)
@@ -196,7 +199,9 @@ class _Walk:
         fate, text = Fate.KEPT, c.chunk.text
         if cost > room:
             self.overflowed = True
-            cap = room if params.tail_cap is None else min(room, params.tail_cap)
+            cap = (
+                room if params.tail_cap is None or c.chunk.id in self.uncapped else min(room, params.tail_cap)
+            )
             fitted = _fit(c, self.question, params, render, counter, self.scorer, cap)
             if fitted is None:
                 self.fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
@@ -265,7 +270,7 @@ def fit_evidence(
     if baseline:
         return build_context(candidates, query, BudgetParams(10**9, dedupe=False), fmt, counter, scorer)
     params = BudgetParams.from_settings(settings, budget)
-    ranked = continuations_follow(
+    ranked, continuing = continuations_follow(
         about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
     )
-    return build_context(ranked, query, params, fmt, counter, scorer)
+    return build_context(ranked, query, params, fmt, counter, scorer, continuing)

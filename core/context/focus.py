@@ -41,26 +41,35 @@ _LAST_STEP = re.compile(r"(?:^|\n)(\d{1,3})[.)] [^\n]*\s*$")
 _FIRST_STEP = re.compile(r"^(?:#{1,6} [^\n]*\n+|\|[^\n]*\n)?(\d{1,3})[.)] ")
 
 
-def continuations_follow(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """A chunk that goes on with the numbered list another candidate ends with (same document,
-    the next chunk, the next step number) is walked right after it, so a procedure is not cut
-    between two chunks by chunks ranked in between."""
+def _continuation(c: Candidate, out: Sequence[Candidate]) -> Candidate | None:
+    """The candidate that goes on with the numbered list c ends with (same document, the next
+    chunk, starting at most one step further), if any."""
+    end = _LAST_STEP.search(c.chunk.text)
+    index = c.chunk.metadata.get("chunk_index")
+    if end is None or index is None:
+        return None
+    return next(
+        (
+            d for d in out
+            if d.chunk.source == c.chunk.source and d.chunk.metadata.get("chunk_index") == int(index) + 1
+            and (m := _FIRST_STEP.match(d.chunk.text)) is not None and int(m.group(1)) <= int(end.group(1)) + 1
+        ),
+        None,
+    )  # fmt: skip
+
+
+def continuations_follow(candidates: Sequence[Candidate]) -> tuple[list[Candidate], frozenset[str]]:
+    """The candidates with each chunk that goes on with another's numbered list walked right after
+    it, so a procedure is not cut between two chunks by chunks ranked in between; and the ids of
+    those continuations (the budget fits them without the overflow cap)."""
     out = list(candidates)
+    continuing: set[str] = set()
     for c in list(out):
-        end = _LAST_STEP.search(c.chunk.text)
-        if end is None:
+        nxt = _continuation(c, out)
+        if nxt is None:
             continue
-        index = c.chunk.metadata.get("chunk_index")
-        nxt = next(
-            (
-                d for d in out
-                if d.chunk.source == c.chunk.source and index is not None
-                and d.chunk.metadata.get("chunk_index") == int(index) + 1
-                and (m := _FIRST_STEP.match(d.chunk.text)) is not None and int(m.group(1)) <= int(end.group(1)) + 1
-            ),
-            None,
-        )  # fmt: skip
-        if nxt is not None and out.index(nxt) > out.index(c) + 1:
+        continuing.add(nxt.chunk.id)
+        if out.index(nxt) > out.index(c) + 1:
             out.remove(nxt)
             out.insert(out.index(c) + 1, nxt)
-    return out
+    return out, frozenset(continuing)

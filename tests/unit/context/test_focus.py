@@ -1,0 +1,32 @@
+"""Evidence order: chunks about the asked entity first, a procedure's continuation right after."""
+
+from __future__ import annotations
+
+from core.context.focus import about_asked_first, continuations_follow
+from core.types import Candidate, Chunk
+
+
+def cand(
+    cid: str, text: str, source: str = "guide.md", index: int = 0, path: str = "", title: str = ""
+) -> Candidate:
+    meta = {"chunk_index": index, "heading_path": path, "title": title, "category": "t"}
+    return Candidate(Chunk(cid, text, source, meta), 0.5)
+
+
+def test_chunks_under_a_sibling_heading_go_last() -> None:
+    k5 = cand("a", "- Weight: 1.9 kg", "k5.md", path="Kestrel K5 Drone › Specifications")
+    k7 = cand("b", "- Weight: 2.6 kg", "k7.md", path="Kestrel K7 Drone › Specifications")
+    neutral = cand("c", "Drones must be registered.", "rules.md", path="Registration")
+    order = about_asked_first([k7, neutral, k5], "How heavy is the K5?")
+    assert [c.chunk.id for c in order] == ["c", "a", "b"]
+    assert about_asked_first([k7, k5], "How heavy are drones?") == [k7, k5]  # no entity asked: unchanged
+
+
+def test_a_procedures_continuation_is_walked_next_and_marked() -> None:
+    first = cand("p1", "## Steps\n\n1. Open the lid.\n2. Lift the tray.", index=3)
+    other = cand("x", "Unrelated text about warranty.", "warranty.md")
+    rest = cand("p2", "3. Clean the tray.\n4. Close the lid.", index=4)
+    order, continuing = continuations_follow([first, other, rest])
+    assert [c.chunk.id for c in order] == ["p1", "p2", "x"] and continuing == {"p2"}
+    unrelated = cand("p9", "7. Something else.", index=4)  # starts far past step 2: not a continuation
+    assert continuations_follow([first, other, unrelated]) == ([first, other, unrelated], frozenset())
