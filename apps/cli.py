@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from core.config import RETRIEVAL_MODES, SEPARATORS, load_settings
+from core.config import PACKINGS, RETRIEVAL_MODES, SEPARATORS, load_settings
 from core.errors import ContextLensError
 
 
@@ -56,6 +56,7 @@ def _query_main(argv: list[str]) -> int:
     ask.add_argument("--collection")
     ask.add_argument("--k", type=int, dest="top_k")
     ask.add_argument("--budget", type=int, dest="knowledge_budget")
+    ask.add_argument("--packing", choices=PACKINGS, help="pack evidence units or whole chunks")
     ask.add_argument("--baseline", action="store_true", help="blind top-k (no budget/dedupe/refusal)")
     rp = sub.add_parser("replay", help="re-run a traced question with other settings")
     rp.add_argument("trace_id")
@@ -68,6 +69,7 @@ def _query_main(argv: list[str]) -> int:
     rp.add_argument("--min-overlap", type=float, dest="refusal_min_overlap")
     rp.add_argument("--min-context-tokens", type=int, dest="min_context_tokens")
     rp.add_argument("--separator", choices=SEPARATORS)
+    rp.add_argument("--packing", choices=PACKINGS)
     rp.add_argument("--mode", choices=RETRIEVAL_MODES, dest="retrieval_mode")
     rp.add_argument("--templates", dest="templates_path")
     rp.add_argument("--blind", action="store_true", help="blind top-k instead of the pipeline")
@@ -96,7 +98,7 @@ def _ask(args: argparse.Namespace, settings: Any) -> int:
     from core.pipeline import Pipeline
     from core.resources import Resources
 
-    changes = {k: getattr(args, k) for k in ("top_k", "knowledge_budget") if getattr(args, k)}
+    changes = {k: getattr(args, k) for k in ("top_k", "knowledge_budget", "packing") if getattr(args, k)}
     if changes:
         settings = settings.updated(**changes)
     answer = Pipeline(settings, Resources.open(settings)).ask(args.question, baseline=args.baseline)

@@ -13,7 +13,7 @@ from core.types import Turn
 # the settings a replay may change (names as in Settings)
 REPLAYABLE = (
     "top_k", "knowledge_budget", "refusal_tau", "refusal_min_overlap", "min_context_tokens", "separator",
-    "overflow_extract_tokens",
+    "overflow_extract_tokens", "packing", "pack_candidates",
     "retrieval_mode", "templates_path", "min_score",
 )  # fmt: skip
 
@@ -27,7 +27,7 @@ class Comparison:
         """Side-by-side headline numbers."""
         keys = (
             "answer", "refused", "refusal_reason", "query_type", "context_tokens", "prompt_tokens",
-            "num_chunks_included", "num_deduped", "num_summarized", "top_score",
+            "num_chunks_included", "num_deduped", "num_condensed", "num_summarized", "top_score",
         )  # fmt: skip
         return [(k, self.before.get(k), self.after.get(k)) for k in keys]
 

@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     quiet_logs()
 
-    from core.context.budget import BudgetParams, fit_evidence
+    from core.context.budget import BudgetParams
+    from core.context.fit import fit_evidence
     from core.pipeline import Pipeline
     from core.resources import Models, Resources
     from core.text import split_sentences

@@ -226,7 +226,7 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
     the way the real path runs them: dense = embed + search + budget; hybrid = max(embed, FTS5)
     (the lexical search runs beside the query embedding) + the rest of search + budget.
     """
-    from core.context.budget import fit_evidence
+    from core.context.fit import fit_evidence
     from core.pipeline import Pipeline
     from core.resources import Resources
 

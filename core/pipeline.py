@@ -75,7 +75,7 @@ class Pipeline:
         or refusal) for comparison."""
         t_start = time.perf_counter()
         q = self.understand(question, history, baseline)
-        found = self.retrieve(q.query)
+        found = self.retrieve(q.query, baseline)
         t1 = time.perf_counter()
         q, built, decision = self.build_and_decide(q, found, history, baseline)
         budgeting_ms = (time.perf_counter() - t1) * 1000
@@ -107,18 +107,20 @@ class Pipeline:
         cls = classify(question, None)
         return QueryStep(question, query, method, cls.query_type, cls.method)
 
-    def retrieve(self, query: str) -> RetrievalStep:
+    def retrieve(self, query: str, baseline: bool = False) -> RetrievalStep:
         t0 = time.perf_counter()
-        candidates = self.search(query)
+        candidates = self.search(query, baseline)
         qvec = self.resources.retriever.embed_query(query)  # cached by the search
         return RetrievalStep(
             candidates, qvec, self.settings.retrieval_mode, (time.perf_counter() - t0) * 1000
         )
 
-    def search(self, query: str) -> list[Candidate]:
-        """Top-k candidates in the configured retrieval mode."""
+    def search(self, query: str, baseline: bool = False) -> list[Candidate]:
+        """The candidates in the configured retrieval mode: the top k, or, for unit packing, the
+        wider pack_candidates (the blind baseline always takes the top k)."""
         s = self.settings
-        return self.resources.retriever.search(query, s.top_k, s.retrieval_mode, s.rrf_k)
+        k = s.top_k if baseline or s.packing != "units" else max(s.top_k, s.pack_candidates)
+        return self.resources.retriever.search(query, k, s.retrieval_mode, s.rrf_k)
 
     def build_and_decide(
         self, q: QueryStep, found: RetrievalStep, history: Sequence[Turn], baseline: bool

@@ -80,6 +80,7 @@ def _context_part(
         "num_candidates": len(found.candidates),
         "num_chunks_included": len(context.included),
         "num_deduped": context.count(Fate.DUPLICATE),
+        "num_condensed": context.count(Fate.CONDENSED),
         "num_summarized": context.count(Fate.SUMMARISED),
         "num_truncated": context.count(Fate.TRUNCATED),
         "num_suspicious": sum(1 for e in context.ledger if e.suspicious),

@@ -2,7 +2,9 @@
 
 `TraceRecord` is the contract the UI, replay, the eval and the benches read. Its field names are
 those of every trace file written so far (version 1), so old JSONL exports still import; version 2
-adds `decision` (the refusal rule's checks as decided)."""
+adds `decision` (the refusal rule's checks as decided) and the ledger's title and heading path;
+version 3 the unit packing: a `condensed` fate, `units_kept` / `units_total` / `dropped_units` per
+ledger row and `num_condensed`."""
 
 from __future__ import annotations
 
@@ -13,11 +15,11 @@ import logging
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 log = logging.getLogger(__name__)
 
-TRACE_VERSION = 2
+TRACE_VERSION = 3
 
 
 class LedgerRow(TypedDict):
@@ -37,6 +39,9 @@ class LedgerRow(TypedDict):
     title: str  # since version 2
     heading_path: str  # since version 2
     heading_levels: str  # since version 2
+    units_kept: NotRequired[int | None]  # since version 3 (unit packing)
+    units_total: NotRequired[int | None]  # since version 3
+    dropped_units: NotRequired[list[str]]  # since version 3
 
 
 class Citation(TypedDict):
@@ -77,6 +82,7 @@ class TraceRecord(TypedDict, total=False):
     num_candidates: int
     num_chunks_included: int
     num_deduped: int
+    num_condensed: int  # since version 3
     num_summarized: int
     num_truncated: int
     num_suspicious: int

@@ -45,12 +45,15 @@ class Fate(StrEnum):
     KEPT = "kept"
     SUMMARISED = "summarised"
     TRUNCATED = "truncated"
+    CONDENSED = "condensed"  # some of its units packed (unit packing)
     DUPLICATE = "duplicate"
     OVER_BUDGET = "over_budget"
     BELOW_MIN_SCORE = "below_min_score"
 
 
-INCLUDED_FATES = frozenset({Fate.KEPT, Fate.SUMMARISED, Fate.TRUNCATED})  # the fates that inject text
+INCLUDED_FATES = frozenset(
+    {Fate.KEPT, Fate.SUMMARISED, Fate.TRUNCATED, Fate.CONDENSED}
+)  # the fates that inject text
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,9 @@ class LedgerEntry:
     title: str = ""  # the document's title
     heading_path: str = ""  # the headings the chunk starts under, " › "-joined
     heading_levels: str = ""  # their levels, ","-joined ("1,2")
+    units_kept: int | None = None  # unit packing: how many of its evidence units were injected …
+    units_total: int | None = None  # … of how many
+    dropped_units: tuple[str, ...] = ()  # the units left out, as the answer would show them
 
     @property
     def included(self) -> bool:
@@ -86,6 +92,7 @@ class LedgerEntry:
             "injected_tokens": self.injected_tokens, "injected_text": self.injected_text,
             "dense_rank": self.dense_rank, "lexical_rank": self.lexical_rank, "suspicious": self.suspicious,
             "title": self.title, "heading_path": self.heading_path, "heading_levels": self.heading_levels,
+            "units_kept": self.units_kept, "units_total": self.units_total, "dropped_units": list(self.dropped_units),
         }  # fmt: skip
 
 

@@ -26,6 +26,7 @@ FATE_STYLE = {  # background of the fate cell in ledgers
     "kept": "background-color: #d3f9d8; color: #1b5e20",
     "summarised": "background-color: #fff3bf; color: #7a5b00",
     "truncated": "background-color: #ffe8cc; color: #8a3c00",
+    "condensed": "background-color: #e7f5ff; color: #1864ab",
     "duplicate": "background-color: #e9ecef; color: #495057",
     "over_budget": "background-color: #ffe3e3; color: #a61e1e",
     "below_min_score": "background-color: #f1f3f5; color: #868e96",
@@ -165,12 +166,19 @@ def ledger_table(chunks: list[dict[str, Any]]) -> pd.DataFrame:
                 "tokens": int(c.get("tokens") or 0),
                 "injected tokens": int(c.get("injected_tokens") or 0),
                 "fate": c.get("fate", ""),
+                "units": _units(c),
                 "duplicate of": short(c.get("duplicate_of")),
                 "dense/lexical rank": f"{_rank(c.get('dense_rank'))} / {_rank(c.get('lexical_rank'))}",
                 "suspicious": "yes" if c.get("suspicious") else "",
             }
         )
     return pd.DataFrame(rows)
+
+
+def _units(c: dict[str, Any]) -> str:
+    """ "n of m" evidence units injected (unit packing), "" for the whole-chunk walk."""
+    kept, total = c.get("units_kept"), c.get("units_total")
+    return f"{kept} of {total}" if kept is not None and total is not None else ""
 
 
 def _rank(value: Any) -> str:
@@ -192,7 +200,7 @@ def ledger_tab(trace: dict[str, Any]) -> None:
     st.caption(
         f"{trace.get('num_candidates', len(chunks))} candidates · {trace.get('num_chunks_included', 0)} "
         f"injected · {trace.get('num_deduped', 0)} duplicates · "
-        f"{trace.get('num_summarized', 0)} summarised · "
+        f"{trace.get('num_condensed', 0)} condensed · {trace.get('num_summarized', 0)} summarised · "
         f"{trace.get('num_truncated', 0)} truncated · {trace.get('num_suspicious', 0)} suspicious"
     )
     st.dataframe(
@@ -209,6 +217,9 @@ def ledger_tab(trace: dict[str, Any]) -> None:
             "tokens": st.column_config.NumberColumn(width=55, help="tokens of the stored chunk"),
             "injected tokens": st.column_config.NumberColumn("injected", width=60, help="tokens as injected"),
             "fate": st.column_config.TextColumn(width=105),
+            "units": st.column_config.TextColumn(
+                width=60, help="evidence units injected of the chunk's units (unit packing)"
+            ),
             "duplicate of": st.column_config.TextColumn("dup. of", width=75),
             "dense/lexical rank": st.column_config.TextColumn(
                 "rank d/l", width=70, help="rank in the dense and in the lexical search (— = not found)"
@@ -231,6 +242,11 @@ def ledger_tab(trace: dict[str, Any]) -> None:
             if c.get("suspicious"):
                 st.warning("Instruction-like text in this chunk was defused before injection.")
             st.code(text, language=None, wrap_lines=True)
+            dropped = c.get("dropped_units") or []
+            if dropped and st.toggle(
+                f"Show the {len(dropped)} units left out", key=f"dropped-{trace.get('id', '')}-{n}"
+            ):
+                st.code("\n".join(f"- {u}" for u in dropped), language=None, wrap_lines=True)
 
 
 # Decision ----------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 from pydantic import SecretStr
 
-from core.config import RETRIEVAL_MODES, SEPARATORS, Settings
+from core.config import PACKINGS, RETRIEVAL_MODES, SEPARATORS, Settings
 from core.errors import ContextLensError
 from core.trace import iter_traces, to_jsonl
 from ingest.loaders import SUPPORTED
@@ -109,6 +109,11 @@ def retrieval_controls(base: Settings) -> dict[str, Any]:
     with st.expander("Retrieval & budget", expanded=True, icon=":material/tune:"):
         top_k = st.slider("Top-k", 1, max(30, base.top_k), base.top_k, key="top_k")
         budget = _tokens_input("Knowledge budget (tokens)", base, "knowledge_budget", 16, 50)
+        packing = st.radio(
+            "Budget packs", PACKINGS, index=PACKINGS.index(base.packing), horizontal=True, key="packing",
+            help="units: the best sentences, list items and table rows of the top "
+            f"{base.pack_candidates} candidates; chunks: whole chunks of the top-k in rank order",
+        )  # fmt: skip
         tau = st.slider(
             "Refusal threshold τ (top score)", 0.0, 1.0, float(base.refusal_tau), 0.01, key="refusal_tau"
         )
@@ -130,6 +135,7 @@ def retrieval_controls(base: Settings) -> dict[str, Any]:
     return {
         "top_k": int(top_k),
         "knowledge_budget": int(budget),
+        "packing": packing,
         "refusal_tau": float(tau),
         "refusal_min_overlap": float(min_overlap),
         "min_context_tokens": int(min_ctx),

@@ -17,10 +17,11 @@ from typing import Any
 from apps.eval import datasets as dsets
 from apps.eval import report as rep
 from apps.eval import sweep as sw
+from apps.eval.curve import evidence_curve, plot_curve
 from apps.eval.metrics import summarize
 from apps.eval.runner import DatasetRun, SweepRow, dataset_settings, run_dataset
 from core.config import PROJECT_ROOT, RETRIEVAL_MODES, Settings, load_settings
-from core.resources import Models
+from core.resources import Models, Resources
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ class EvalConfig:
     max_acc_loss: float = sw.MAX_ACC_LOSS
     progress: bool = True
     command: str = "python -m apps.eval"
+    curve: list[int] = field(default_factory=list)  # budgets of the evidence-kept curve (none: no curve)
 
 
 def _grid(text: str, cast: type) -> list[Any]:
@@ -106,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--resweep", nargs="+", type=Path, metavar="DIR",
                    help="calibrate again from earlier --out folders (pooled), asking nothing")  # fmt: skip
+    p.add_argument("--curve", type=lambda t: _grid(t, int), default=None, metavar="B1,B2,…",
+                   help="also measure gold-in-context and accuracy at these budgets for blind top-k, "
+                   "whole chunks and unit packing (e.g. 300,700,1500)")  # fmt: skip
     p.add_argument("--threads", type=int, help="torch CPU threads for embedding (default: torch's own)")
     return p
 
@@ -145,6 +150,8 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> EvalConfig:
         cfg.amss = args.ams_grid
     if args.overlap_grid is not None:
         cfg.overlaps = args.overlap_grid
+    if args.curve:
+        cfg.curve = list(args.curve)
     if not (cfg.squad or cfg.stici or cfg.jsonl or args.resweep):
         cfg.jsonl = [PROJECT_ROOT / "data" / "eval.jsonl"]  # the project's own sample set
     return cfg
@@ -188,6 +195,7 @@ def evaluate(cfg: EvalConfig, base: Settings) -> dict[str, Any]:
 
         bar = tqdm(total=total, desc="eval", unit="q", file=sys.stderr, dynamic_ncols=True)
     runs: list[DatasetRun] = []
+    curve_rows: list[dict[str, Any]] = []
     ingest_s = 0.0
     models = Models(base)  # one embedder for every dataset's store
     try:
@@ -206,6 +214,8 @@ def evaluate(cfg: EvalConfig, base: Settings) -> dict[str, Any]:
             ingest_s += run.ingest_seconds
             log.info("%s done in %.1f s", ds.name, run.seconds)
             runs.append(run)
+            if cfg.curve:
+                curve_rows += evidence_curve(ds, s, Resources.open(s, models), cfg.curve)
     finally:
         if bar is not None:
             bar.close()
@@ -220,6 +230,9 @@ def evaluate(cfg: EvalConfig, base: Settings) -> dict[str, Any]:
     }
     rows = [r for run in runs for r in run.sweep]
     plots = _calibrate(cfg, report, rows, primary, modes)
+    if curve_rows:
+        report["curve"] = curve_rows
+        plot_curve(curve_rows, cfg.out / "curve.png")
     report["seconds"] = round(time.perf_counter() - t0, 1)
     rep.write_json(cfg.out / "report.json", report)
     rep.write_markdown(cfg.out / "report.md", report, plots)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from apps.eval.curve import curve_table
 from apps.eval.metrics import GROUNDING_BINS, KEYTERM_MIN_RECALL
 
 HEADER = (
@@ -189,6 +190,19 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
     cal = report.get("calibration")
     if cal and cal.get("recommended"):
         lines += _calibration_md(cal, plots)
+    if report.get("curve"):
+        lines += [
+            "## Evidence kept vs tokens",
+            "",
+            "Answerable questions; gold in context = the knowledge block as built holds a gold answer; "
+            "accuracy with the configured refusal rule. blind = the top-k unbudgeted; chunks = whole "
+            "chunks walked in rank order; units = unit packing.",
+            "",
+            *curve_table(report["curve"]),
+            "",
+            "![evidence kept vs tokens](curve.png)",
+            "",
+        ]
     lines += [
         f"Grounding histogram bins: {list(GROUNDING_BINS)} (last bin = exactly 1).",
         "",

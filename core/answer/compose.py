@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from core.answer.citations import cite
 from core.answer.evidence import Scored
+from core.context.units import Unit
 from core.query.entities import entities, family, matches
 from core.text import ATTRIBUTE_OF, content_words
 
@@ -21,6 +22,12 @@ STEP_WORDS_LIMIT = 400
 _STEPS_HEADING = re.compile(
     r"\b(steps?|procedure|instructions?|how to|process)\b", re.I
 )  # an answer's steps stop here, with a pointer to the rest
+
+
+def step_bonus(unit: Unit) -> float:
+    """What a list item gains as a step of a procedure: numbered, under a heading that names steps."""
+    heading = unit.path[-1] if unit.path else ""
+    return (0.15 if unit.ordinal is not None else 0.0) + (0.1 if _STEPS_HEADING.search(heading) else 0.0)
 
 
 def _labels(picked: Sequence[Scored]) -> tuple[str, ...]:
@@ -50,15 +57,8 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
         """Relevance of the list's best items, raised for ordered steps under a heading that
         names steps, lowered for a list of questions (an FAQ is not a procedure)."""
         top = sorted((x.score for x in items), reverse=True)[:3]
-        numbered = items[0].unit.ordinal is not None
-        heading = items[0].unit.path[-1] if items[0].unit.path else ""
         asks = sum("?" in x.text for x in items) / len(items)
-        return (
-            sum(top) / len(top)
-            + (0.15 if numbered else 0.0)
-            + (0.1 if _STEPS_HEADING.search(heading) else 0.0)
-            - 0.2 * asks
-        )
+        return sum(top) / len(top) + step_bonus(items[0].unit) - 0.2 * asks
 
     asked = {w[:5] for w in content_words(question)}
 

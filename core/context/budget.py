@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 from core.config import Settings
 from core.context.dedupe import Deduper
-from core.context.focus import about_asked_first, continuations_follow
-from core.context.injection import is_instruction_like, nonce
+from core.context.injection import is_instruction_like
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import ranked_extract, truncate_sentences
 from core.scoring import SentenceScorer
@@ -76,7 +75,7 @@ def in_evidence_order(candidates: Sequence[Candidate], order: str) -> list[Candi
     return list(candidates) if order == "rank" else sorted(candidates, key=lambda c: -c.score)
 
 
-def _render(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
+def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
     meta = c.chunk.metadata
     page = int(meta["page"]) if "page" in meta else None
     return fmt.entry(
@@ -84,7 +83,7 @@ def _render(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
     )
 
 
-def _entry(
+def ledger_entry(
     c: Candidate,
     counter: TiktokenCounter,
     fate: Fate,
@@ -181,18 +180,18 @@ class _Walk:
         """Record candidate i's fate: below min score, duplicate, kept whole, fitted, or over budget."""
         params, counter = self.params, self.counter
         if c.score < params.min_score:
-            self.fates[i] = _entry(c, counter, Fate.BELOW_MIN_SCORE)
+            self.fates[i] = ledger_entry(c, counter, Fate.BELOW_MIN_SCORE)
             return
         if params.dedupe:
             dup = self.deduper.duplicate_of(c)
             if dup is not None:
-                self.fates[i] = _entry(c, counter, Fate.DUPLICATE, dup=dup)
+                self.fates[i] = ledger_entry(c, counter, Fate.DUPLICATE, dup=dup)
                 return
-        render = functools.partial(_render, self.fmt, len(self.entries) + 1, c)
+        render = functools.partial(render_entry, self.fmt, len(self.entries) + 1, c)
         fixed = self.header if not self.entries else self.sep
         room = params.budget - self.used - fixed
         if self.overflowed and (params.tail_cap is None or room <= 0):
-            self.fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
+            self.fates[i] = ledger_entry(c, counter, Fate.OVER_BUDGET)
             return
         full = render(c.chunk.text)
         cost = counter.count(full)
@@ -204,7 +203,7 @@ class _Walk:
             )
             fitted = _fit(c, self.question, params, render, counter, self.scorer, cap)
             if fitted is None:
-                self.fates[i] = _entry(c, counter, Fate.OVER_BUDGET)
+                self.fates[i] = ledger_entry(c, counter, Fate.OVER_BUDGET)
                 return
             fate, text, full, cost = fitted
             if cap < room:
@@ -212,7 +211,7 @@ class _Walk:
         self.entries.append(full)
         self.used += fixed + cost
         self.deduper.keep(c)
-        self.fates[i] = _entry(c, counter, fate, text, cost)
+        self.fates[i] = ledger_entry(c, counter, fate, text, cost)
 
     def grow_back(self) -> None:
         """Room nothing ranked after a capped extract used goes back to the capped extracts, best first."""
@@ -252,25 +251,3 @@ class _Walk:
             knowledge = self.fmt.block(self.entries)
             total = self.counter.count(knowledge)
         return knowledge, total
-
-
-def fit_evidence(
-    candidates: Sequence[Candidate],
-    question: str,
-    query: str,
-    settings: Settings,
-    budget: int,
-    counter: TiktokenCounter,
-    scorer: SentenceScorer,
-    baseline: bool = False,
-) -> Context:
-    """One question's knowledge context: the candidates fenced with the question's nonce, in
-    evidence order and fitted into budget (baseline: every candidate, in rank order, unbudgeted)."""
-    fmt = KnowledgeFormat(nonce(question, [c.chunk.id for c in candidates]), settings.separator)
-    if baseline:
-        return build_context(candidates, query, BudgetParams(10**9, dedupe=False), fmt, counter, scorer)
-    params = BudgetParams.from_settings(settings, budget)
-    ranked, continuing = continuations_follow(
-        about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
-    )
-    return build_context(ranked, query, params, fmt, counter, scorer, continuing)

@@ -7,6 +7,7 @@ and rendered without any markup: a row reads "Payload — ArmX2: 5 kg; ArmX3: 12
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ class Unit:
     block: int = 0  # the list or table it belongs to (within its chunk)
     cells: tuple[str, ...] = ()  # a row's cells
     header: tuple[str, ...] = ()  # its table's header cells
+    line: int = -1  # the line of the chunk's text it is on
+    heads: tuple[int, ...] = ()  # the lines of the chunk's own headings on its path (and a row's header line)
 
     @property
     def context(self) -> str:
@@ -53,38 +56,35 @@ def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] =
     units: list[Unit] = []
     path = list(base_path)
     levels = list(base_levels) if len(base_levels) == len(path) else list(range(1, len(path) + 1))
+    lines_of = [-1] * len(path)  # where each heading on the path stands in this chunk (-1: before it)
     block = 0
     header: tuple[str, ...] | None = None
+    header_line = -1
     in_list = False
-    for line in text.split("\n"):
+    for ln, line in enumerate(text.split("\n")):
         stripped = line.strip()
-        if (
-            not stripped
-            or _UNDERLINE.match(stripped)
-            or _RULE_ROW.match(stripped)
-            and "-" in stripped
-            and "|" in stripped
-        ):
+        if not stripped or _decoration(stripped):
             if not stripped:
                 header, in_list = None, False
             continue
-        heading = _HEADING.match(stripped)
-        if heading or (is_heading(stripped) and len(stripped.split()) <= 12 and not stripped.startswith("|")):
-            level = len(heading.group(1)) if heading else (levels[-1] + 1 if levels else 1)
-            title = strip_markup(heading.group(2) if heading else stripped.title())
+        found = _heading(stripped, levels)
+        if found:
+            level, title = found
             keep = [i for i, lv in enumerate(levels) if lv < level]
             path = [path[i] for i in keep] + [title]
             levels = [levels[i] for i in keep] + [level]
+            lines_of = [lines_of[i] for i in keep] + [ln]
             header, in_list = None, False
             continue
         n = len(units)
+        heads = tuple(v for v in lines_of if v >= 0)
         if stripped.startswith("|"):
             cells = tuple(strip_markup(c) for c in stripped.strip("|").split("|"))
             if header is None:
-                header, block = cells, block + 1
+                header, header_line, block = cells, ln, block + 1
                 continue
-            units.append(Unit("row", "", tuple(path), n, None, block, cells, header))
-            units[-1] = _with_row_text(units[-1])
+            row = Unit("row", "", tuple(path), n, None, block, cells, header, ln, (*heads, header_line))
+            units.append(dataclasses.replace(row, text=row.row_text()))
             continue
         item = _ITEM.match(line)
         if item:
@@ -92,15 +92,29 @@ def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] =
                 block += 1
                 in_list = True
             ordinal = int(item.group(1)) if item.group(1) else None
-            units.append(Unit("item", strip_markup(item.group(2)), tuple(path), n, ordinal, block))
+            text_ = strip_markup(item.group(2))
+            units.append(Unit("item", text_, tuple(path), n, ordinal, block, line=ln, heads=heads))
             continue
         header, in_list = None, False
         for s in split_sentences(stripped):
             s = strip_markup(s.strip(" …"))
             if s:
-                units.append(Unit("sentence", s, tuple(path), len(units)))
+                units.append(Unit("sentence", s, tuple(path), len(units), line=ln, heads=heads))
     return units
 
 
-def _with_row_text(u: Unit) -> Unit:
-    return Unit(u.kind, u.row_text(), u.path, u.position, u.ordinal, u.block, u.cells, u.header)
+def _decoration(stripped: str) -> bool:
+    """A setext underline or a table's rule row: no content of its own."""
+    return bool(
+        _UNDERLINE.match(stripped) or (_RULE_ROW.match(stripped) and "-" in stripped and "|" in stripped)
+    )
+
+
+def _heading(stripped: str, levels: Sequence[int]) -> tuple[int, str] | None:
+    """(level, title) of a heading line ("## x", or a short capitalised line), else None."""
+    heading = _HEADING.match(stripped)
+    if heading:
+        return len(heading.group(1)), strip_markup(heading.group(2))
+    if is_heading(stripped) and len(stripped.split()) <= 12 and not stripped.startswith("|"):
+        return (levels[-1] + 1 if levels else 1), strip_markup(stripped.title())
+    return None

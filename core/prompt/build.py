@@ -10,7 +10,8 @@ import numpy as np
 
 from core.answer.refusal import evidence_overlap
 from core.config import Settings
-from core.context.budget import Context, fit_evidence
+from core.context.budget import Context
+from core.context.fit import fit_evidence
 from core.context.memory import fit_history, memory_snippets
 from core.errors import ContextLensError
 from core.prompt.assemble import REPLY_PRIMING, Prompt, assemble, message_tokens
@@ -74,7 +75,9 @@ class PromptBuilder:
         wrapper = message_tokens(counter, self.templates.knowledge_message("", question))
         room = s.prompt_limit - fixed.tokens - history_tokens - memory_tokens - wrapper
         budget = max(0, min(s.knowledge_budget, room))
-        context = fit_evidence(candidates, question, query, s, budget, counter, self.models.scorer, baseline)
+        context = fit_evidence(
+            candidates, question, query, s, budget, counter, self.models.scorer, baseline, query_type
+        )
         knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
         prompt = assemble(counter, fixed.system, fixed.procedure, knowledge, memory, history_msgs, fixed.user)
         overlap = evidence_overlap(query, (e.injected_text for e in context.included))

@@ -66,8 +66,21 @@ def test_every_candidate_has_a_fate(offline) -> None:  # noqa: ANN001
     assert t["query_type"] == "comparison"
     assert len(t["chunks"]) == t["num_candidates"] > 0
     assert {c["fate"] for c in t["chunks"]} <= {
-        "kept", "summarised", "truncated", "duplicate", "over_budget", "below_min_score"
+        "kept", "summarised", "truncated", "condensed", "duplicate", "over_budget", "below_min_score"
     }  # fmt: skip
+
+
+def test_unit_packing_through_the_pipeline(sample_store) -> None:  # noqa: ANN001
+    """PACKING=units: wider candidates, units of many chunks in one budget, the ledger says which."""
+    s = sample_store.updated(packing="units", pack_candidates=16)
+    a = make_pipeline(s, backend=None).ask("How do I calibrate an ArmX3 arm?", record=False)
+    t = a.trace
+    assert t["num_candidates"] == 16 and t["context_tokens"] <= s.knowledge_budget
+    condensed = [c for c in t["chunks"] if c["fate"] == "condensed"]
+    assert condensed and t["num_condensed"] == len(condensed)
+    assert all(0 < c["units_kept"] < c["units_total"] and c["dropped_units"] for c in condensed)
+    steps = [ln[:3].strip() for ln in a.text.splitlines() if ln[:1].isdigit()]
+    assert steps[:10] == [f"{i}." for i in range(1, 11)]  # the whole procedure, in order
 
 
 def test_baseline_is_blind_top_k(offline) -> None:  # noqa: ANN001

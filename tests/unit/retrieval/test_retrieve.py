@@ -152,8 +152,12 @@ def test_min_score_filter(sample_store: Settings) -> None:
 
 
 def test_search_returns_top_k(sample_store: Settings) -> None:
-    s = sample_store.model_copy(update={"top_k": 4, "min_score": 0.0})
+    s = sample_store.model_copy(update={"top_k": 4, "min_score": 0.0, "packing": "chunks"})
     assert len(make_pipeline(s, backend=None).search("warranty of the robot arms")) == 4
+    # unit packing retrieves wider; the blind baseline still takes the top k
+    units = make_pipeline(s.model_copy(update={"packing": "units", "pack_candidates": 12}), backend=None)
+    assert len(units.search("warranty of the robot arms")) == 12
+    assert len(units.search("warranty of the robot arms", baseline=True)) == 4
 
 
 def test_rrf() -> None:

@@ -1,0 +1,42 @@
+"""One question's evidence context: the dispatch between unit packing (core/context/pack.py, the
+default) and the whole-chunk walk (core/context/budget.py), after the evidence order (focus.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.config import Settings
+from core.context.budget import BudgetParams, Context, build_context, in_evidence_order
+from core.context.focus import about_asked_first, continuations_follow
+from core.context.injection import nonce
+from core.context.knowledge import KnowledgeFormat
+from core.context.pack import pack_context
+from core.scoring import SentenceScorer
+from core.tokens import TiktokenCounter
+from core.types import Candidate
+
+
+def fit_evidence(
+    candidates: Sequence[Candidate],
+    question: str,
+    query: str,
+    settings: Settings,
+    budget: int,
+    counter: TiktokenCounter,
+    scorer: SentenceScorer,
+    baseline: bool = False,
+    query_type: str = "factual",
+) -> Context:
+    """One question's knowledge context: the candidates fenced with the question's nonce, in
+    evidence order and fitted into budget (baseline: every candidate, in rank order, unbudgeted);
+    settings.packing chooses unit packing (core/context/pack.py) or the whole-chunk walk."""
+    fmt = KnowledgeFormat(nonce(question, [c.chunk.id for c in candidates]), settings.separator)
+    if baseline:
+        return build_context(candidates, query, BudgetParams(10**9, dedupe=False), fmt, counter, scorer)
+    params = BudgetParams.from_settings(settings, budget)
+    ranked, continuing = continuations_follow(
+        about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
+    )
+    if settings.packing == "units":
+        return pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing)
+    return build_context(ranked[: settings.top_k], query, params, fmt, counter, scorer, continuing)
