@@ -75,6 +75,42 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
     return _steps(items), (items[0].label,)
 
 
+PASSAGE_WORDS = 110  # an explanation's passage stops growing past this many words
+
+
+def passage(usable: Sequence[Scored]) -> list[Scored]:
+    """An explanation: the section (source and heading path) whose best two units are the most
+    relevant, as a run of its consecutive units around its best one, in document order, up to
+    PASSAGE_WORDS words — a "why" is answered by the reasoning around the best sentence, not by
+    the best sentences of several places."""
+    sections: dict[tuple[str, tuple[str, ...]], list[Scored]] = {}
+    for x in usable:
+        if x.unit.kind != "row":
+            sections.setdefault((x.source, x.unit.path), []).append(x)
+    if not sections:
+        return []
+
+    def strength(xs: list[Scored]) -> float:
+        top = sorted((x.score for x in xs), reverse=True)
+        return top[0] + 0.5 * (top[1] if len(top) > 1 else 0.0)
+
+    units = sorted(max(sections.values(), key=strength), key=lambda x: x.order)
+    at = max(range(len(units)), key=lambda i: units[i].score)
+    lo = hi = at
+    words = len(units[at].text.split())
+    while True:
+        grown = False
+        for j in (hi + 1, lo - 1):  # the sentence after first: reasons follow what they explain
+            if 0 <= j < len(units) and abs(units[j].order - units[hi if j > hi else lo].order) == 1:
+                more = len(units[j].text.split())
+                if words + more <= PASSAGE_WORDS:
+                    lo, hi = min(lo, j), max(hi, j)
+                    words += more
+                    grown = True
+        if not grown:
+            return units[lo : hi + 1]
+
+
 def _key(x: Scored) -> int | str:
     return x.unit.ordinal if x.unit.ordinal is not None else x.text
 

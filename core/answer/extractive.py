@@ -20,6 +20,8 @@ from core.context.dedupe import jaccard, word_set
 from core.scoring import SentenceScorer
 from core.types import LedgerEntry
 
+FACTUAL_FOLLOW = 0.6  # a factual answer's further units score at least this share of the best
+
 
 def extractive_answer(
     question: str,
@@ -64,8 +66,15 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
             return table
         return compose.units(pick(usable, floor, most=4))  # both sides, from the best units
     if ev.query_type == "analytical":
+        run = compose.passage(usable)
+        best = max(usable, key=lambda x: x.score)
+        if run and best in run:
+            other = next(
+                (x for x in pick(usable, floor, most=4, per_source=True) if x.source != best.source), None
+            )
+            return compose.units([*run, *([other] if other is not None else [])])
         return compose.units(pick(usable, floor, most=4, per_source=True))
-    picked = pick(usable, floor)
+    picked = pick(usable, floor, follow=FACTUAL_FOLLOW)
     if picked[0].unit.kind != "sentence":
         # a fact from a spec list or table: the other close facts, not prose that mentions them
         picked = [x for x in picked if x.score >= 0.75 * picked[0].score]

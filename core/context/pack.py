@@ -124,6 +124,9 @@ class _Packer:
             for ch in self.chunks
         ]  # fmt: skip
         self.chosen_keys: list[int] = []
+        labels = list(dict.fromkeys(_label(ch) for ch in self.chunks))
+        self.label_index = [labels.index(_label(ch)) for ch in self.chunks]
+        self.opened: set[int] = set()  # the sources (citation labels) with an entry already
 
     def _values(self) -> np.ndarray:
         """Each unit's relevance as the answerer scores it, plus its chunk's rank prior; a unit the
@@ -241,11 +244,14 @@ class _Packer:
         """Tokens the group adds: its units, the heading and header lines not yet paid, a new entry."""
         total = 0
         heads: dict[int, set[int]] = {}
+        opening: set[int] = set()
         for m in group:
             k, p = self.keys[m]
             ch = self.chunks[k]
             total += self.cost[m]
-            if not ch.chosen and k not in heads:
+            label = self.label_index[k]
+            if label not in self.opened and label not in opening:
+                opening.add(label)
                 total += self.entry_cost[k]
             for line in ch.units[p].heads:
                 if line not in ch.heads and line not in heads.setdefault(k, set()):
@@ -259,6 +265,7 @@ class _Packer:
             ch = self.chunks[k]
             ch.chosen.add(p)
             ch.heads.update(ch.units[p].heads)
+            self.opened.add(self.label_index[k])
             self.chosen_keys.append(m)
         self.left -= cost
         if len(self.vectors):

@@ -136,3 +136,24 @@ def test_analytical_answer_draws_on_two_sources(scorer: SentenceScorer) -> None:
         "Why would a survey team choose the K7 over the K5?", EVIDENCE, scorer, REFUSAL, 0.25, "analytical"
     )
     assert len(d.citations) >= 2
+
+
+def test_a_why_question_gets_the_reasoning_around_the_best_sentence(scorer: SentenceScorer) -> None:
+    policy = (
+        "# Office policy\n\n## Why three office days\n\n"
+        "The lab benches and test rigs cannot be taken home. "
+        "Hardware work therefore needs people on site. "
+        "Writing and review work benefits from quiet days at home. "
+        "The three office days are a compromise between the two.\n\n"
+        "## Parking\n\nThe car park opens at seven."
+    )
+    other = "# Cafeteria\n\nThe cafeteria serves lunch from noon. Office days have a larger menu."
+    answer = ask(
+        "Why does the company ask for three office days?",
+        "analytical",
+        scorer,
+        [entry("policy.md", policy, 0.7), entry("food.md", other, 0.4)],
+    )
+    first, last = answer.index("lab benches"), answer.index("compromise")
+    assert first < answer.index("quiet days") < last  # one run, in document order
+    assert "car park" not in answer
