@@ -45,6 +45,12 @@ class Settings(BaseSettings):
     # a 50 MB text file is ~12M tokens: hours of embedding on a CPU, so the default refuses it
     max_file_mb: float = Field(default=25.0, gt=0)
     max_pdf_pages: int = Field(default=2000, ge=1)
+    # each file is parsed in a worker process: killed past this many seconds, its address space
+    # capped at this many MB (0: no cap), its extracted text refused past this many characters
+    parse_timeout_s: float = Field(default=30.0, gt=0)
+    parse_memory_mb: int = Field(default=2048, ge=0)
+    max_text_chars: int = Field(default=2_000_000, ge=1000)
+    parse_workers: int = Field(default=2, ge=1, le=32)
 
     # retrieval
     top_k: int = Field(default=8, ge=1, le=200)

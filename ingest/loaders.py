@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,9 +130,30 @@ def _load_markdown(text: str) -> Document:
     )
 
 
+MAX_HTML_DEPTH = 512  # deeper markup is hostile or generated: the parser's cost grows past linear
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+
+
+def html_depth(markup: str) -> int:
+    """How deeply the markup's elements nest (void and self-closed elements do not count; an
+    unclosed <p> or <li> counts, so the figure is an upper bound), in one linear scan."""
+    depth = deepest = 0
+    for m in _TAG.finditer(markup):
+        closing, name, self_closed = m.group(1), m.group(2).lower(), m.group(3)
+        if name in _VOID or self_closed:
+            continue
+        depth = max(0, depth - 1) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def _load_html(markup: str) -> Document:
     from bs4 import BeautifulSoup
 
+    depth = html_depth(markup)
+    if depth > MAX_HTML_DEPTH:
+        raise IngestError(f"the HTML nests {depth:,} elements deep, over the limit of {MAX_HTML_DEPTH}")
     soup = BeautifulSoup(markup, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     # read <meta name="category"> before <head> is dropped
@@ -143,7 +165,7 @@ def _load_html(markup: str) -> Document:
 
 def _load_pdf(data: bytes, max_pages: int) -> Document:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError, PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
@@ -157,6 +179,8 @@ def _load_pdf(data: bytes, max_pages: int) -> Document:
         title = str(reader.metadata.title) if reader.metadata and reader.metadata.title else first
     except IngestError:
         raise
+    except LimitReachedError as e:
+        raise IngestError("a stream of the PDF inflates past the size limit (a decompression bomb?)") from e
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as e:
         raise IngestError(f"the PDF is damaged or unreadable ({type(e).__name__})") from e
     if not sections:
@@ -167,8 +191,12 @@ def _load_pdf(data: bytes, max_pages: int) -> Document:
 def _page_text(page: object) -> str:
     """A page's text in pypdf's layout mode (columns and table rows keep their alignment), or
     its plain text where layout extraction fails."""
+    from pypdf.errors import LimitReachedError
+
     try:
         text = page.extract_text(extraction_mode="layout")  # type: ignore[attr-defined]
+    except LimitReachedError:
+        raise  # a decompression bomb: the plain mode would inflate the same stream
     except Exception:  # pypdf's layout mode raises on some malformed content streams
         text = page.extract_text()  # type: ignore[attr-defined]
     # keep each line's indentation (the first line's too): layout carries structure here

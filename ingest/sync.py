@@ -22,7 +22,8 @@ from core.embed import Embedder
 from core.errors import IngestError
 from core.resources import Resources
 from ingest.chunker import Chunker
-from ingest.loaders import SUPPORTED, load_bytes
+from ingest.isolate import ParseLimits, ParsePool
+from ingest.loaders import SUPPORTED, Document
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,9 @@ class _Pending:
     metas: list[dict[str, Any]]
     stale: list[str]
     unchanged: int
+
+
+PARSE_WINDOW = 16  # files read, hashed and parsed together (the pool parses them in parallel)
 
 
 def file_sha(data: bytes) -> str:
@@ -211,31 +215,60 @@ class Ingestor:
         for root in {f.root for f in files}:
             for source, rec in self.index.files(root).items():
                 manifest[(root, source)] = rec
-        batch: list[_Pending] = []
-        batch_chunks = 0
-        target = max(256, self.settings.embedding_batch_size * 8)
-        for n, f in enumerate(files):
-            if progress:
-                progress(n, len(files), f.source)
-            try:
-                pending = self._prepare(f, manifest.get((f.root, f.source)), report)
-            except IngestError as e:
-                report.errors.append({"file": f.source, "message": str(e)})
-                continue
-            if pending is None:
-                continue
-            batch.append(pending)
-            batch_chunks += len(pending.ids)
-            if batch_chunks >= target:
-                self._flush(batch, report)
-                batch, batch_chunks = [], 0
-        self._flush(batch, report)
+        self._batch: list[_Pending] = []
+        self._batch_chunks = 0
+        limits = ParseLimits.from_settings(self.settings)
+        with ParsePool(limits, self.settings.parse_workers) as pool:
+            for start in range(0, len(files), PARSE_WINDOW):
+                window = files[start : start + PARSE_WINDOW]
+                if progress:
+                    progress(start, len(files), window[0].source)
+                self._sync_window(window, manifest, pool, report)
+        self._flush(self._batch, report)
         if progress:
             progress(len(files), len(files), "")
         report.seconds = time.perf_counter() - t0
         return report
 
-    def _prepare(self, f: SourceFile, known: Any, report: SyncReport) -> _Pending | None:
+    def _sync_window(
+        self,
+        window: Sequence[SourceFile],
+        manifest: dict[tuple[str, str], Any],
+        pool: ParsePool,
+        report: SyncReport,
+    ) -> None:
+        """Read and hash a window of files, parse the changed ones in the pool, chunk and batch them."""
+        changed: list[tuple[SourceFile, bytes, str]] = []
+        for f in window:
+            try:
+                data = self._read(f)
+            except IngestError as e:
+                report.errors.append({"file": f.source, "message": str(e)})
+                continue
+            digest = file_sha(data)
+            known = manifest.get((f.root, f.source))
+            if known is not None and known.file_hash == digest:
+                report.files_unchanged += 1
+                report.chunks_unchanged += len(known.chunk_ids)
+                continue
+            changed.append((f, data, digest))
+        docs = pool.parse([(f.source, data) for f, data, _ in changed])
+        target = max(256, self.settings.embedding_batch_size * 8)
+        for (f, _, digest), doc in zip(changed, docs, strict=True):
+            try:
+                if isinstance(doc, IngestError):
+                    raise doc
+                pending = self._prepare(f, digest, doc, manifest.get((f.root, f.source)))
+            except IngestError as e:
+                report.errors.append({"file": f.source, "message": str(e)})
+                continue
+            self._batch.append(pending)
+            self._batch_chunks += len(pending.ids)
+            if self._batch_chunks >= target:
+                self._flush(self._batch, report)
+                self._batch, self._batch_chunks = [], 0
+
+    def _read(self, f: SourceFile) -> bytes:
         limit = int(self.settings.max_file_mb * 1024 * 1024)
         try:
             size = f.path.stat().st_size
@@ -244,15 +277,12 @@ class Ingestor:
                     f"the file is {size / 1048576:.1f} MB, over the {self.settings.max_file_mb:g} MB "
                     "limit (CONTEXTLENS_MAX_FILE_MB)"
                 )
-            data = f.path.read_bytes()
+            return f.path.read_bytes()
         except OSError as e:
             raise IngestError(f"cannot read the file: {e.strerror or e}") from e
-        digest = file_sha(data)
-        if known is not None and known.file_hash == digest:
-            report.files_unchanged += 1
-            report.chunks_unchanged += len(known.chunk_ids)
-            return None
-        doc = load_bytes(f.source, data, self.settings.max_pdf_pages)
+
+    def _prepare(self, f: SourceFile, digest: str, doc: Document, known: Any) -> _Pending:
+        """A parsed file's chunks with their contextual headers, ids and metadata."""
         category = doc.category or (f.source.split("/")[0] if "/" in f.source else "general")
         ids: list[str] = []
         texts: list[str] = []
