@@ -1,4 +1,5 @@
-"""CLI: `python -m ingest PATH... [--store DIR] [--collection NAME] [--reset] [--json]`.
+"""CLI: `python -m ingest PATH... [--store DIR] [--collection NAME] [--reset] [--json]`;
+`python -m ingest --list [--json]` lists what is indexed, `--remove SOURCE...` removes documents.
 
 Exit codes: 0 when the run indexed something or everything was already up to date, 1 when
 nothing could be indexed and there were errors (or the store failed), 2 on bad usage.
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.errors import ContextLensError, SettingsError
+from core.errors import ContextLensError, IngestError, SettingsError
 
 log = logging.getLogger("ingest")
 
@@ -25,7 +26,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m ingest",
         description="Index .txt .md .pdf .html files and folders into the ContextLens store.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to ingest")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to ingest")
+    p.add_argument("--list", action="store_true", help="list the indexed documents")
+    p.add_argument("--remove", nargs="+", metavar="SOURCE", help="remove these documents from the index")
     p.add_argument("--store", metavar="DIR", help="store directory (CONTEXTLENS_STORE_PATH)")
     p.add_argument("--collection", metavar="NAME", help="collection name (CONTEXTLENS_COLLECTION)")
     p.add_argument("--chroma-host", metavar="HOST", help="use a Chroma server at this host")
@@ -87,7 +90,12 @@ def _exists(path: Path) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ingest CLI and return its exit code."""
-    args = _parser().parse_args(argv)  # exits 2 on bad usage
+    parser = _parser()
+    args = parser.parse_args(argv)  # exits 2 on bad usage
+    if (args.list or args.remove) and (args.paths or (args.list and args.remove)):
+        parser.error("--list and --remove take no paths and not each other")
+    if not (args.paths or args.list or args.remove):
+        parser.error("give files or folders to ingest (or --list / --remove SOURCE...)")
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
@@ -109,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
+    if args.list or args.remove:
+        return _manage(settings, args)
     paths = [Path(p) for p in args.paths]
     if not any(_exists(p) for p in paths):
         missing = ", ".join(str(p) for p in paths)
@@ -145,6 +155,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     # errors only fail the run when nothing at all was indexed, kept or removed
     synced = report.files_changed + report.files_unchanged + report.files_removed
     return 0 if synced or not report.errors else 1
+
+
+def _manage(settings: Any, args: argparse.Namespace) -> int:
+    """--list / --remove: a table (or the JSON last line); an unknown source exits 2."""
+    from core.resources import Models, Resources
+    from ingest.documents import list_documents, remove_documents
+
+    try:
+        index = Resources.open(settings, Models(settings)).index  # the embedder loads lazily: never here
+        if args.remove:
+            removed, chunks = remove_documents(index, settings, args.remove)
+            print(f"removed {len(removed)} document(s), {chunks} chunks")
+            if args.json:
+                print(json.dumps({"removed": removed, "chunks_removed": chunks}))
+            return 0
+        docs = list_documents(index, settings)
+    except IngestError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (ContextLensError, OSError, sqlite3.Error) as e:
+        print(f"error: cannot use the store at {settings.store_path}: {e}", file=sys.stderr)
+        return 1
+    for d in docs:
+        print(
+            f"{d.source}  [{d.category or '-'}]  {d.chunks} chunks, {d.tokens} tokens, {d.origin}, {d.indexed_at or '?'}"
+        )
+    print(f"{len(docs)} document(s), {sum(d.chunks for d in docs)} chunks")
+    if args.json:
+        print(json.dumps({"documents": [d.as_dict() for d in docs]}))
+    return 0
 
 
 if __name__ == "__main__":

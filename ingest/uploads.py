@@ -16,6 +16,7 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from core.config import Settings
 from core.resources import Resources
@@ -157,6 +158,24 @@ def save_and_ingest(
     report.errors[:0] = errors
     report.files = len(files)
     return report
+
+
+def upload_outcomes(names: Sequence[str], report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(added | unchanged | failed, name as uploaded, reason) for each uploaded file, in upload
+    order, from save_and_ingest's report (SyncReport.as_dict()); an error for a name not among
+    names (e.g. the whole upload) is a failed line of its own."""
+    failed = {e["file"]: e["message"] for e in report.get("errors") or []}
+    added = set(report.get("added_sources") or [])
+    out: list[tuple[str, str, str]] = []
+    for raw in names:
+        name = sanitise_name(raw)
+        if name in failed:
+            out.append(("failed", raw, failed.pop(name)))
+        elif f"{UPLOADS}/{name}" in added:
+            out.append(("added", raw, ""))
+        else:
+            out.append(("unchanged", raw, ""))
+    return out + [("failed", f, why) for f, why in failed.items()]
 
 
 def _restore(path: Path, old: bytes | None) -> None:

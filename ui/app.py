@@ -20,6 +20,7 @@ def main() -> None:
     nav = st.navigation(
         [
             st.Page(VIEWS / "chat.py", title="Chat", icon=":material/chat:", default=True),
+            st.Page(VIEWS / "documents.py", title="Documents", icon=":material/folder_open:"),
             st.Page(VIEWS / "evaluation.py", title="Evaluation", icon=":material/insights:"),
         ]
     )

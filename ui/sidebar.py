@@ -14,11 +14,12 @@ from core.config import PACKINGS, RETRIEVAL_MODES, SEPARATORS, Settings
 from core.errors import ContextLensError
 from core.trace import iter_traces, to_jsonl
 from ingest.loaders import SUPPORTED
-from ingest.uploads import save_and_ingest
+from ingest.uploads import save_and_ingest, upload_outcomes
 from ui import state
 from ui.components import md_escape, one_line
 
 log = logging.getLogger(__name__)
+VIEWS = Path(__file__).resolve().parent / "views"
 
 OFFLINE = "Offline extractive"
 OPENAI = "OpenAI-compatible"
@@ -48,9 +49,8 @@ def index_stats(s: Settings) -> None:
 def upload_box(base: Settings) -> None:
     """Index newly dropped files once (with progress) and keep the report on screen."""
     st.subheader("Add documents")
-    files = st.file_uploader(
+    files = st.file_uploader(  # no type filter: an unsupported file gets our one-line reason below
         "Add documents",
-        type=[e.lstrip(".") for e in SUPPORTED],
         accept_multiple_files=True,
         key="upload_docs",
         help=f"{', '.join(SUPPORTED)} — up to {base.max_file_mb:g} MB each. "
@@ -70,7 +70,7 @@ def upload_box(base: Settings) -> None:
             report = save_and_ingest(
                 base, [(f.name, f.getvalue()) for f in new], progress, state.resources(base)
             )
-            st.session_state[state.UPLOAD_REPORT] = report.as_dict()
+            st.session_state[state.UPLOAD_REPORT] = {**report.as_dict(), "names": [f.name for f in new]}
         except ContextLensError as e:
             st.session_state[state.UPLOAD_REPORT] = {
                 "errors": [{"file": ", ".join(f.name for f in new), "message": one_line(e)}]
@@ -82,19 +82,19 @@ def upload_box(base: Settings) -> None:
 
 
 def upload_report(report: dict[str, Any] | None) -> None:
+    """One line per file of the last upload (added, unchanged, failed with its reason), kept until
+    the next upload, and where indexed documents are managed."""
     if not report:
         return
-    added = report.get("added_sources") or []
-    if added:
-        names = ", ".join(f"`{a}`" for a in added)
-        st.success(
-            f"Added {len(added)} file(s): {names} — {report.get('chunks_added', 0)} chunk(s) "
-            f"in {report.get('seconds', 0):.1f} s"
-        )
-    if report.get("files_unchanged"):
-        st.info(f"{report['files_unchanged']} file(s) unchanged (already indexed).")
-    for err in report.get("errors") or []:
-        st.error(f"{md_escape(err['file'])}: {md_escape(err['message'])}")
+    for kind, name, why in upload_outcomes(report.get("names") or [], report):
+        if kind == "failed":
+            st.error(f"**{md_escape(name)}** — not indexed: {md_escape(why)}", icon=":material/error:")
+        elif kind == "added":
+            st.success(f"**{md_escape(name)}** — added", icon=":material/check_circle:")
+        else:
+            st.info(f"**{md_escape(name)}** — unchanged (already indexed)", icon=":material/info:")
+    st.caption("Removing a file from the box above does not remove it from the index.")
+    st.page_link(str(VIEWS / "documents.py"), label="Manage indexed documents", icon=":material/folder_open:")
 
 
 def _tokens_input(label: str, base: Settings, name: str, low: int, step: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from core.index.db import LocalDB
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     root TEXT NOT NULL, source TEXT NOT NULL, file_hash TEXT NOT NULL, chunk_ids TEXT NOT NULL,
-    PRIMARY KEY (root, source)
+    indexed_at TEXT NOT NULL DEFAULT '', PRIMARY KEY (root, source)
 );
 """
 
@@ -24,6 +25,11 @@ class FileRecord:
     source: str
     file_hash: str
     chunk_ids: tuple[str, ...]
+    indexed_at: str = ""  # UTC, ISO 8601, seconds ("" for rows written before it was recorded)
+
+
+def _record(row: tuple[str, str, str, str, str]) -> FileRecord:
+    return FileRecord(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4])
 
 
 class Manifest:
@@ -31,17 +37,23 @@ class Manifest:
 
     def __init__(self, db: LocalDB) -> None:
         self.db = db
+        columns = {r[1] for r in db.read().execute("PRAGMA table_info(files)")}
+        if "indexed_at" not in columns:  # a store written before the column existed
+            with db.transaction() as conn:
+                conn.execute("ALTER TABLE files ADD COLUMN indexed_at TEXT NOT NULL DEFAULT ''")
 
     def files(self, root: str | None = None) -> dict[str, FileRecord]:
         """Manifest rows (of one root, or all), keyed by source."""
-        sql = "SELECT root, source, file_hash, chunk_ids FROM files"
+        sql = "SELECT root, source, file_hash, chunk_ids, indexed_at FROM files"
         conn = self.db.read()
         rows = conn.execute(sql + " WHERE root = ?", (root,)) if root is not None else conn.execute(sql)
-        return {r[1]: FileRecord(r[0], r[1], r[2], tuple(json.loads(r[3]))) for r in rows}
+        return {r[1]: _record(r) for r in rows}
 
     def all_files(self) -> list[FileRecord]:
-        rows = self.db.read().execute("SELECT root, source, file_hash, chunk_ids FROM files ORDER BY source")
-        return [FileRecord(r[0], r[1], r[2], tuple(json.loads(r[3]))) for r in rows]
+        rows = self.db.read().execute(
+            "SELECT root, source, file_hash, chunk_ids, indexed_at FROM files ORDER BY source"
+        )
+        return [_record(r) for r in rows]
 
     def ids(self) -> set[str]:
         """Every chunk id some file owns."""
@@ -62,9 +74,10 @@ class Manifest:
     @staticmethod
     def put(conn: sqlite3.Connection, root: str, source: str, file_hash: str, ids: list[str]) -> None:
         """Inside a transaction: record a file and its chunk ids."""
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         conn.execute(
-            "INSERT OR REPLACE INTO files(root, source, file_hash, chunk_ids) VALUES (?, ?, ?, ?)",
-            (root, source, file_hash, json.dumps(ids)),
+            "INSERT OR REPLACE INTO files(root, source, file_hash, chunk_ids, indexed_at) VALUES (?, ?, ?, ?, ?)",
+            (root, source, file_hash, json.dumps(ids), now),
         )
 
     @staticmethod

@@ -125,6 +125,11 @@ class VectorStore:
         return _rows(got.get("ids") or [], got.get("documents") or [], got.get("metadatas") or [],
                      got.get("embeddings"), None)  # fmt: skip
 
+    def metadata(self) -> dict[str, dict[str, Any]]:
+        """Every stored chunk's metadata by id (no texts, no vectors)."""
+        got = self._call("get", lambda: self.collection.get(include=["metadatas"]))
+        return {cid: dict(m or {}) for cid, m in zip(got["ids"], got.get("metadatas") or [], strict=True)}
+
     def all_ids(self) -> list[str]:
         got = self._call("get", lambda: self.collection.get(include=[]))
         return list(got["ids"])

@@ -154,7 +154,7 @@ def test_upload_is_citable_by_the_next_question(writable_app: Settings) -> None:
     chunks = int(metric(at, "Chunks"))
     at.file_uploader(key="upload_docs").set_value([("zephyr-z9.md", ZEPHYR, "text/markdown")]).run()
     assert not at.exception
-    assert any("uploads/zephyr-z9.md" in s.value for s in at.success), [e.value for e in at.error]
+    assert [s.value for s in at.success] == ["**zephyr-z9.md** — added"], [e.value for e in at.error]
     assert int(metric(at, "Chunks")) > chunks
     trace = ask(at, "How fast does the Zephyr Conveyor Z9 move parcels?")
     assert "uploads/zephyr-z9.md" in [c["source"] for c in trace["citations"]]
@@ -173,10 +173,49 @@ def test_broken_upload_shows_error_and_leaves_index(writable_app: Settings) -> N
     ).run()
     assert not at.exception
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and errors[0].startswith("broken.pdf:"), errors
+    assert len(errors) == 1 and errors[0].startswith("**broken.pdf** — not indexed: the PDF"), errors
     assert get_index(writable_app).stats() == before
     assert metric(at, "Chunks") == str(before["chunks"])
     assert not (uploads_dir(writable_app) / "broken.pdf").exists()
+
+
+def test_upload_lines_per_file_and_removal_from_the_documents_page(writable_app: Settings) -> None:
+    """One line per uploaded file (a rejected type says why, in full); the Documents page removes
+    an uploaded document after a confirmation and the next answer no longer cites it."""
+    at = start()
+    at.file_uploader(key="upload_docs").set_value(
+        [
+            ("zephyr-z9.md", ZEPHYR, "text/markdown"),
+            ("setup.exe", b"MZ\x90\x00binary", "application/x-msdownload"),
+        ]
+    ).run()
+    assert [s.value for s in at.success] == ["**zephyr-z9.md** — added"]
+    assert [e.value for e in at.error] == ["**setup.exe** — not indexed: unsupported file type .exe; supported: "
+                                           ".txt, .md, .markdown, .pdf, .html, .htm"]  # fmt: skip
+    assert any("does not remove it from the index" in c.value for c in at.caption)
+    assert "uploads/zephyr-z9.md" in [
+        c["source"] for c in ask(at, "How fast does the Zephyr Conveyor Z9 move parcels?")["citations"]
+    ]
+
+    at.switch_page("views/documents.py").run()
+    assert not at.exception, at.exception
+    at.text_input(key="doc_search").set_value("zephyr").run()
+    assert at.selectbox(key="doc_open").value == "uploads/zephyr-z9.md"
+    at.button(key="doc_remove").click().run()
+    assert any("zephyr-z9.md" in w.value for w in at.warning)
+    at.button(key="doc_remove_yes").click().run()
+    assert not at.exception, at.exception
+    assert any(
+        s.value == "Removed uploads/zephyr-z9.md (1 chunks)." or "Removed uploads/zephyr-z9.md" in s.value
+        for s in at.success
+    )
+    assert "uploads/zephyr-z9.md" not in {r.source for r in get_index(writable_app).manifest.all_files()}
+    assert not (uploads_dir(writable_app) / "zephyr-z9.md").exists()
+
+    at.switch_page("views/chat.py").run()
+    trace = ask(at, "How fast does the Zephyr Conveyor Z9 move parcels?")
+    assert all(c["source"] != "uploads/zephyr-z9.md" for c in trace["chunks"])
+    assert "3.5 metres" not in trace["answer"]
 
 
 def test_llm_on_closed_port_falls_back_without_traceback(sample_app: Settings, env: Path) -> None:

@@ -166,8 +166,8 @@ def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest
             doc = tmp_path / "zephyr-z9.md"
             doc.write_text(ZEPHYR, encoding="utf-8")
             page.locator(".st-key-upload_docs input[type='file']").set_input_files(str(doc))
-            expect(page.get_by_text("uploads/zephyr-z9.md").first).to_be_visible(timeout=ANSWER_MS)
-            expect(page.get_by_text("Added 1 file(s)").first).to_be_visible()
+            expect(page.get_by_text("zephyr-z9.md — added").first).to_be_visible(timeout=ANSWER_MS)
+            expect(page.get_by_text("does not remove it from the index").first).to_be_visible()
 
             # 4. the next question cites it
             box = page.get_by_placeholder("Ask about your documents…")
@@ -178,6 +178,30 @@ def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest
             expect(answers.nth(1)).to_contain_text("3.5 metres per second")
             assert page.locator("[data-testid='stException']").count() == 0
             page.screenshot(path=str(tmp_path / "after-upload.png"), full_page=True)
+
+            # 5. the Documents page removes it after a confirmation; the next answer stops citing it
+            page.get_by_role("link", name="Documents").first.click()
+            search = page.get_by_label("Search documents")
+            search.wait_for(state="visible", timeout=ANSWER_MS)
+            search.fill("zephyr")
+            search.press("Enter")
+            expect(page.get_by_role("heading", name="uploads/zephyr-z9.md")).to_be_visible(timeout=ANSWER_MS)
+            page.get_by_role("button", name="Remove from the index…").click()
+            yes = page.get_by_role("button", name="Yes, remove it")
+            yes.wait_for(state="visible", timeout=ANSWER_MS)
+            time.sleep(1.0)  # the rerun that drew the confirmation settles before the next click
+            yes.click()
+            expect(page.get_by_text("Removed uploads/zephyr-z9.md").first).to_be_visible(timeout=ANSWER_MS)
+            page.screenshot(path=str(tmp_path / "documents-page.png"), full_page=True)
+            page.get_by_role("link", name="Chat").first.click()
+            box = page.get_by_placeholder("Ask about your documents…")
+            box.wait_for(state="visible", timeout=ANSWER_MS)
+            box.fill("How fast does the Zephyr Conveyor Z9 move parcels?")
+            box.press("Enter")
+            answers = page.locator("[class*='st-key-turn-answer-']")
+            expect(answers).to_have_count(3, timeout=ANSWER_MS)
+            expect(answers.nth(2)).not_to_contain_text("uploads/zephyr-z9.md")
+            expect(answers.nth(2)).not_to_contain_text("3.5 metres per second")
         finally:
             browser.close()
     with capsys.disabled():
