@@ -37,16 +37,17 @@ from bench.common import (
 
 def chunk_texts(settings: Any, corpus: Path, res: Any) -> tuple[list[str], int]:
     """The chunk texts ingest will embed (same discovery, loader and chunker; nothing stored)."""
-    from ingest.sync import Ingestor, SyncReport, discover
+    from ingest.isolate import ParseLimits, parse_checked
+    from ingest.sync import Ingestor, discover, file_sha
 
     ingestor = Ingestor(settings, res)
     files, _, _ = discover([corpus])
     texts: list[str] = []
-    report = SyncReport()
+    limits = ParseLimits.from_settings(settings)
     for f in files:
-        pending = ingestor._prepare(f, None, report)  # the exact texts _flush would embed
-        if pending is not None:
-            texts.extend(pending.texts)
+        data = f.path.read_bytes()
+        doc = parse_checked(f.source, data, limits)  # what a parse worker returns, parsed here
+        texts.extend(ingestor._prepare(f, file_sha(data), doc, None).texts)  # the texts _flush embeds
     return texts, len(files)
 
 
