@@ -150,7 +150,12 @@ def comparison(
     words = {w for w in content_words(question) if w not in _COMPARING and not entities(w)} - set(wanted)
     attrs = {ATTRIBUTE_OF.get(w, w) for w in words}
     wanted = compared(wanted)
-    found = [v for v in (_from_table(usable, wanted, attrs), _from_sections(usable, wanted, attrs)) if v]
+    tried = (
+        _from_table(usable, wanted, attrs),
+        _from_rows(usable, wanted, attrs),
+        _from_sections(usable, wanted, attrs),
+    )
+    found = [v for v in tried if v]
     found = [v for v in found if len(v[0]) >= 2]
     if not found:
         return None
@@ -214,6 +219,31 @@ def _from_table(
         if best is None or relevance > best[1]:
             best = (out, relevance)
     return best
+
+
+def _from_rows(
+    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
+) -> tuple[Values, float] | None:
+    """Values from table rows whose subject cell names one asked entity each ("SEV1 | 15 minutes",
+    "E-104 | Joint overcurrent"): the entity's best row, narrowed to the columns naming an asked
+    attribute when any does; and their mean relevance."""
+    if len(wanted) < 2:
+        return None
+    best: dict[str, Scored] = {}
+    for x in usable:
+        if x.unit.kind != "row" or not x.unit.cells:
+            continue
+        about = [w for w in sorted(wanted) if matches({w}, entities(x.unit.cells[0]))]
+        if len(about) == 1 and (about[0] not in best or x.score > best[about[0]].score):
+            best[about[0]] = x
+    if len(best) < 2:
+        return None
+    out: Values = {}
+    for x in best.values():
+        columns = [i for i, h in enumerate(x.unit.header) if i and _attr_match(h, attrs) > 0]
+        text = x.unit.row_text(columns) if columns else x.unit.row_text()
+        out[x.unit.cells[0]] = [(text.split(" — ", 1)[-1], x.label)]
+    return out, sum(x.score for x in best.values()) / len(best)
 
 
 def _from_sections(

@@ -4,6 +4,7 @@ entities it is about when the question names one)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -115,6 +116,12 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
     return u.text, set(title_scope)
 
 
+def _initials(key: str) -> str:
+    """The initials of a key's words ("Ingress protection" → "ip"), for acronyms in the question."""
+    words = re.findall(r"[A-Za-z]+", key)
+    return "".join(w[0] for w in words).lower() if len(words) >= 2 else ""
+
+
 def _stems(text: str) -> set[str]:
     """Content words cut to five letters: "weigh" meets "weight", "rated" meets "rating"."""
     return {w[:5] for w in content_words(text)}
@@ -137,6 +144,7 @@ def _lookup_bonus(
     words = content_words(question)
     q = {w[:5] for w in words | {ATTRIBUTE_OF[w] for w in words if w in ATTRIBUTE_OF}}
     families = {family(w) for w in wanted}
+    acronyms = {t.lower() for t in re.findall(r"\b[A-Z]{2,5}\b", question)}
     out = np.zeros(len(units), dtype=np.float32)
     for i, (u, text) in enumerate(zip(units, texts, strict=True)):
         key = ""
@@ -147,6 +155,8 @@ def _lookup_bonus(
         stems = _stems(key)
         if stems and q:
             out[i] += 0.2 * len(stems & q) / len(stems)
+        if key and _initials(key) in acronyms:  # "IP rating" asks for "Ingress protection: IP54"
+            out[i] += 0.2
         own = entities(text if u.kind != "row" else " ".join(u.cells[:1]))
         siblings = {t for t in own if family(t) in families and not matches(wanted, {t})}
         if wanted and matches(wanted, own) and not siblings:  # about the asked one alone

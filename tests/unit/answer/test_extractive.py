@@ -157,3 +157,29 @@ def test_a_why_question_gets_the_reasoning_around_the_best_sentence(scorer: Sent
     first, last = answer.index("lab benches"), answer.index("compromise")
     assert first < answer.index("quiet days") < last  # one run, in document order
     assert "car park" not in answer
+
+
+def test_comparison_of_entities_that_are_table_rows(scorer: SentenceScorer) -> None:
+    table = (
+        "# Ticket priorities\n\n| Priority | Meaning | Answer within |\n| --- | --- | --- |\n"
+        "| PR1 | Production is down | 30 minutes |\n| PR2 | A feature is broken | 4 hours |\n"
+        "| PR3 | A question | 2 days |"
+    )
+    answer = ask("How much sooner must a PR1 be answered than a PR3?", "comparison", scorer,
+                 [entry("support/priorities.md", table, 0.7)])  # fmt: skip
+    lines = answer.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("- **PR1**") and "30 minutes" in lines[0] and "Production" not in lines[0]
+    assert lines[1].startswith("- **PR3**") and "2 days" in lines[1]
+    assert "4 hours" not in answer
+
+
+def test_an_acronym_in_the_question_finds_the_key_it_abbreviates(scorer: SentenceScorer) -> None:
+    spec = "# Heron H4 boat\n\n## Specifications\n\n- Rated speed: 6 knots\n- Ingress protection: IP67\n- Hull length: 2.1 m"
+    answer = ask(
+        "Is the Heron H4 rated for rain, what IP rating?",
+        "factual",
+        scorer,
+        [entry("boats/h4.md", spec, 0.7)],
+    )
+    assert "Ingress protection: IP67" in answer
