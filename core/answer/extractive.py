@@ -21,6 +21,7 @@ from core.scoring import SentenceScorer
 from core.types import LedgerEntry
 
 FACTUAL_FOLLOW = 0.6  # a factual answer's further units score at least this share of the best
+ELSEWHERE = 0.75  # … and, from another document than the best unit's, at least this share
 
 
 def extractive_answer(
@@ -75,6 +76,11 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
             return compose.units([*run, *([other] if other is not None else [])])
         return compose.units(pick(usable, floor, most=4, per_source=True))
     picked = pick(usable, floor, follow=FACTUAL_FOLLOW)
+    # a unit of another document joins only when nearly as relevant: the best one's document answers
+    picked = [
+        picked[0],
+        *(x for x in picked[1:] if x.source == picked[0].source or x.score >= ELSEWHERE * picked[0].score),
+    ]
     if picked[0].unit.kind != "sentence":
         # a fact from a spec list or table: the other close facts, not prose that mentions them
         picked = [x for x in picked if x.score >= 0.75 * picked[0].score]

@@ -112,13 +112,24 @@ def _manifest(store: Path) -> dict[str, str]:
         return {}  # schema not created yet
 
 
-def _counts(store: Path, timeout: float) -> tuple[int, int, object]:
-    """(vectors in Chroma's own SQLite, chunks in the lexical index, the lexical dirty flag row)."""
-    conn = sqlite3.connect(f"file:{store / 'chroma.sqlite3'}?mode=ro", uri=True, timeout=timeout)
+def _chroma_count(uri: str, timeout: float) -> int:
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout)
     try:
-        vectors = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+        return int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
     finally:
         conn.close()
+
+
+def _counts(store: Path, timeout: float) -> tuple[int, int, object]:
+    """(vectors in Chroma's own SQLite, chunks in the lexical index, the lexical dirty flag row)."""
+    try:
+        vectors = _chroma_count(f"file:{store / 'chroma.sqlite3'}?mode=ro", timeout)
+    except sqlite3.OperationalError as e:
+        if "readonly" not in str(e):
+            raise
+        # a writer killed mid-transaction left a WAL that needs recovering, which a read-only
+        # connection cannot do; the next process to open the store (ingest, the app) recovers it
+        vectors = _chroma_count(f"file:{store / 'chroma.sqlite3'}", timeout)
     conn = sqlite3.connect(store / "lexical-contextlens.sqlite3", timeout=timeout)
     try:
         chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])

@@ -183,3 +183,13 @@ def test_an_acronym_in_the_question_finds_the_key_it_abbreviates(scorer: Sentenc
         [entry("boats/h4.md", spec, 0.7)],
     )
     assert "Ingress protection: IP67" in answer
+
+
+def test_a_fact_from_another_document_joins_only_when_nearly_as_relevant(scorer: SentenceScorer) -> None:
+    spec = "# Heron H4 boat\n\n## Battery\n\nThe Heron H4 battery is rated for 3,000 full charge cycles before it fades."
+    policy = "# Warranty\n\nEvery Heron battery is covered for 1,000 full charge cycles."  # 0.69× as relevant
+    answer = ask(
+        "How many full charge cycles is the Heron H4 battery rated for?", "factual", scorer,
+        [entry("boats/h4.md", spec, 0.7), entry("policies/warranty.md", policy, 0.5)],
+    )  # fmt: skip
+    assert "3,000" in answer and "1,000" not in answer
