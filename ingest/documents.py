@@ -64,13 +64,13 @@ def remove_documents(index: Index, settings: Settings, sources: Sequence[str]) -
     """Remove these documents (every root they are indexed under): (sources removed, chunks removed).
     An uploaded document's saved copy is deleted too, so no later sync brings it back. Nothing is
     removed when one of them is not indexed."""
-    records = index.manifest.all_files()
-    known = {rec.source for rec in records}
-    unknown = [s for s in sources if s not in known]
-    if unknown:
-        raise IngestError(f"not indexed: {', '.join(unknown)}")
     removed = 0
-    with index.writing():
+    with index.writing():  # read under the lock: a sync between reading and removing would orphan its chunks
+        records = index.manifest.all_files()
+        known = {rec.source for rec in records}
+        unknown = [s for s in sources if s not in known]
+        if unknown:
+            raise IngestError(f"not indexed: {', '.join(unknown)}")
         for rec in records:
             if rec.source not in sources:
                 continue

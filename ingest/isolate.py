@@ -20,7 +20,7 @@ from typing import Any
 
 from core.config import Settings
 from core.errors import IngestError
-from ingest.loaders import Document, load_bytes
+from ingest.loaders import Document, decode_text, load_bytes
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,10 @@ class ParseLimits:
 def parse_checked(name: str, data: bytes, limits: ParseLimits) -> Document:
     """load_bytes with the extracted-text cap (what a worker runs; raises IngestError). A plain
     text or Markdown file far over the cap is refused before it is parsed (its text is about its size)."""
-    if Path(name).suffix.lower() in _PLAIN and len(data) > 1.5 * limits.max_text_chars:
-        _too_long(len(data), limits)
+    if Path(name).suffix.lower() in _PLAIN and len(data) > limits.max_text_chars:
+        chars = len(decode_text(data))
+        if chars > 1.5 * limits.max_text_chars:  # its markup cannot bring it under the cap
+            _too_long(chars, limits)
     doc = load_bytes(name, data, limits.max_pdf_pages)
     chars = sum(len(s.text) for s in doc.sections)
     if chars > limits.max_text_chars:
@@ -68,6 +70,7 @@ def _serve(conn: Connection, limits: ParseLimits) -> None:
 
         cap = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    conn.send(("ready", None))
     while True:
         job = conn.recv()
         if job is None:
@@ -97,6 +100,7 @@ class _Worker:
     conn: Connection
     job: int | None = None  # index of the job it is parsing
     deadline: float = 0.0
+    ready: bool = False  # it said it started
 
 
 class ParsePool:
@@ -172,10 +176,20 @@ class ParsePool:
         assert w.job is not None
         try:
             kind, value = w.conn.recv()
+            if kind == "ready":  # the worker started; its job's reply is still to come
+                w.ready = True
+                return
             out[w.job] = value if kind == "ok" else IngestError(value)
             w.job = None
         except (EOFError, OSError):  # the worker died: killed by the kernel, or its cap hit in C code
             w.process.join(2)
+            if not w.ready:
+                out[w.job] = IngestError(
+                    "a parse worker could not start (a script that ingests needs an "
+                    "`if __name__ == '__main__':` guard: workers are spawned)"
+                )
+                self._kill(w)
+                return
             cap = (
                 f"its {self.limits.memory_mb} MB memory cap (CONTEXTLENS_PARSE_MEMORY_MB)"
                 if self.limits.memory_mb
@@ -193,5 +207,6 @@ class ParsePool:
             w.process.join(2)
             if w.process.is_alive():
                 w.process.kill()
+                w.process.join(2)
             w.conn.close()
         self.workers.clear()

@@ -131,17 +131,21 @@ def _load_markdown(text: str) -> Document:
 
 
 MAX_HTML_DEPTH = 512  # deeper markup is hostile or generated: the parser's cost grows past linear
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+# elements whose end tag may be left out: an unclosed <p> or <li> is not a level deeper
+_IMPLIED_END = frozenset(
+    "p li dt dd td th tr thead tbody tfoot option optgroup rp rt colgroup caption".split()
+)
 
 
 def html_depth(markup: str) -> int:
-    """How deeply the markup's elements nest (void and self-closed elements do not count; an
-    unclosed <p> or <li> counts, so the figure is an upper bound), in one linear scan."""
+    """How deeply the markup's elements nest, in one linear scan (void, self-closed and
+    end-tag-optional elements such as <p>, <li>, <td> do not count)."""
     depth = deepest = 0
     for m in _TAG.finditer(markup):
         closing, name, self_closed = m.group(1), m.group(2).lower(), m.group(3)
-        if name in _VOID or self_closed:
+        if name in _VOID or name in _IMPLIED_END or self_closed:
             continue
         depth = max(0, depth - 1) if closing else depth + 1
         deepest = max(deepest, depth)

@@ -22,7 +22,7 @@ def page() -> None:
     index = state.index(s)
     note = st.session_state.pop(REMOVED, None)
     if note:
-        st.success(note, icon=":material/delete:")
+        st.success(md_escape(note), icon=":material/delete:")
     docs = list_documents(index, s)
     if not docs:
         st.info("Nothing is indexed yet. Add documents from the Chat page's sidebar or with `make run`.")
@@ -51,14 +51,16 @@ def _table(docs: list[IndexedDocument]) -> pd.DataFrame:
 
 
 def _details(s: Settings, doc: IndexedDocument) -> None:
-    st.subheader(doc.source)
-    st.caption(f"{doc.category or 'no category'} · {doc.chunks} chunks · {doc.tokens} tokens · {doc.origin}")
+    st.subheader(md_escape(doc.source))
+    st.caption(
+        f"{md_escape(doc.category) or 'no category'} · {doc.chunks} chunks · {doc.tokens} tokens · {doc.origin}"
+    )
     _remove_controls(s, doc)
     for chunk in document_chunks(state.index(s), doc.source):
         meta = chunk.metadata
         label = f"chunk {int(meta.get('chunk_index', 0)) + 1} · {meta.get('tokens', '?')} tokens"
         if meta.get("heading_path"):
-            label += f" · {meta['heading_path']}"
+            label += f" · {md_escape(str(meta['heading_path']))}"
         with st.expander(label):
             st.code(chunk.text, language=None, wrap_lines=True)
 

@@ -150,6 +150,8 @@ class _Packer:
         return u.text if u.kind == "sentence" else self.chunks[k].lines[u.line].strip()
 
     def run(self) -> None:
+        if not self.keys:  # no candidate holds a unit (e.g. heading-only chunks)
+            return
         dead = ~np.isfinite(self.value)
         while self.left > 0:
             gain = np.where(dead, -np.inf, self.value - DIVERSITY * self.closest)

@@ -39,8 +39,12 @@ class Manifest:
         self.db = db
         columns = {r[1] for r in db.read().execute("PRAGMA table_info(files)")}
         if "indexed_at" not in columns:  # a store written before the column existed
-            with db.transaction() as conn:
-                conn.execute("ALTER TABLE files ADD COLUMN indexed_at TEXT NOT NULL DEFAULT ''")
+            try:
+                with db.transaction() as conn:
+                    conn.execute("ALTER TABLE files ADD COLUMN indexed_at TEXT NOT NULL DEFAULT ''")
+            except sqlite3.OperationalError as e:  # another process migrated it meanwhile
+                if "duplicate column" not in str(e):
+                    raise
 
     def files(self, root: str | None = None) -> dict[str, FileRecord]:
         """Manifest rows (of one root, or all), keyed by source."""

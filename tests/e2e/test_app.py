@@ -202,13 +202,10 @@ def test_upload_lines_per_file_and_removal_from_the_documents_page(writable_app:
     at.text_input(key="doc_search").set_value("zephyr").run()
     assert at.selectbox(key="doc_open").value == "uploads/zephyr-z9.md"
     at.button(key="doc_remove").click().run()
-    assert any("zephyr-z9.md" in w.value for w in at.warning)
+    assert any("zephyr" in w.value for w in at.warning)
     at.button(key="doc_remove_yes").click().run()
     assert not at.exception, at.exception
-    assert any(
-        s.value == "Removed uploads/zephyr-z9.md (1 chunks)." or "Removed uploads/zephyr-z9.md" in s.value
-        for s in at.success
-    )
+    assert any(s.value.startswith("Removed uploads/zephyr") and "chunks" in s.value for s in at.success)
     assert "uploads/zephyr-z9.md" not in {r.source for r in get_index(writable_app).manifest.all_files()}
     assert not (uploads_dir(writable_app) / "zephyr-z9.md").exists()
 

@@ -129,3 +129,15 @@ def test_the_budget_is_never_exceeded(resources, scorer, sizes, budget) -> None:
     assert ctx.tokens <= budget
     assert resources.counter.count(ctx.text) == ctx.tokens
     assert len(ctx.ledger) == len(cands)
+
+
+def test_candidates_without_any_unit_pack_nothing(resources, scorer) -> None:  # noqa: ANN001
+    ctx = pack(
+        [cand("h", "# Release notes", 0.6), cand("t", "| Version | Date |", 0.5)],
+        "Release notes?",
+        300,
+        resources,
+        scorer,
+    )
+    assert ctx.text == "" and ctx.tokens == 0
+    assert [e.fate for e in ctx.ledger] == [Fate.OVER_BUDGET, Fate.OVER_BUDGET]

@@ -222,3 +222,21 @@ def test_pdf_page_limit() -> None:
     data = _pdf([["one"], ["two"], ["three"]])
     with pytest.raises(IngestError, match="over the limit"):
         load_bytes("big.pdf", data, max_pdf_pages=2)
+
+
+def test_html_nesting_is_measured_without_optional_end_tags() -> None:
+    from ingest.loaders import MAX_HTML_DEPTH, html_depth
+
+    legacy = (
+        "<html><body>"
+        + "<p>A paragraph never closed" * 2000
+        + "<ul>"
+        + "<li>item" * 900
+        + "</ul></body></html>"
+    )
+    assert html_depth(legacy) == 3  # html, body, ul: unclosed <p> and <li> nest nothing
+    assert "A paragraph never closed" in load_bytes("legacy.html", legacy.encode()).sections[0].text
+    assert html_depth("<div>" * 600 + "x" + "</div>" * 600) == 600 > MAX_HTML_DEPTH
+    assert html_depth("<a" * 50_000) == 0  # tags that never end count nothing (and the scan stays linear)
+    with pytest.raises(IngestError, match="nests 600 elements deep"):
+        load_bytes("deep.html", ("<div>" * 600 + "x" + "</div>" * 600).encode())
