@@ -36,13 +36,12 @@ class IndexedDocument:
 def list_documents(index: Index, settings: Settings) -> list[IndexedDocument]:
     """Every indexed document, by source."""
     meta = index.vectors.metadata()
-    uploads = str(settings.store_path.resolve())
     out = []
     for rec in index.manifest.all_files():
         metas = [meta[cid] for cid in rec.chunk_ids if cid in meta]
         category = str(metas[0].get("category", "")) if metas else ""
         tokens = sum(int(m.get("tokens") or 0) for m in metas)
-        origin = "upload" if rec.root == uploads else "corpus"
+        origin = "upload" if _uploaded(rec.root, settings) else "corpus"
         out.append(
             IndexedDocument(
                 rec.source, rec.root, origin, category, len(rec.chunk_ids), tokens, rec.indexed_at
@@ -78,6 +77,11 @@ def remove_documents(index: Index, settings: Settings, sources: Sequence[str]) -
             gone = [cid for cid in rec.chunk_ids if cid not in shared]
             index.forget_file(rec.root, rec.source, gone)
             removed += len(gone)
-            if rec.root == str(settings.store_path.resolve()):  # the app's own copy of an upload
+            if _uploaded(rec.root, settings):  # the app's own copy of an upload
                 (Path(rec.root) / rec.source).unlink(missing_ok=True)
     return list(dict.fromkeys(sources)), removed
+
+
+def _uploaded(root: str, settings: Settings) -> bool:
+    """Files saved through the app are indexed under the store folder as their root (ingest/uploads.py)."""
+    return root == str(settings.store_path.resolve())

@@ -121,6 +121,19 @@ def _scroll_to_top_of(locator: object) -> None:
     time.sleep(0.5)
 
 
+def _ask_nth(page: object, question: str, n: int) -> object:
+    """Type a question into the chat box and return the n-th (1-based) answer once it is there."""
+    from playwright.sync_api import expect
+
+    box = page.get_by_placeholder("Ask about your documents…")  # type: ignore[attr-defined]
+    box.wait_for(state="visible", timeout=max(ANSWER_MS, STARTUP_S * 1000))
+    box.fill(question)
+    box.press("Enter")
+    answers = page.locator("[class*='st-key-turn-answer-']")  # type: ignore[attr-defined]
+    expect(answers).to_have_count(n, timeout=ANSWER_MS)
+    return answers.nth(n - 1)
+
+
 def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -170,12 +183,9 @@ def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest
             expect(page.get_by_text("does not remove it from the index").first).to_be_visible()
 
             # 4. the next question cites it
-            box = page.get_by_placeholder("Ask about your documents…")
-            box.fill("How fast does the Zephyr Conveyor Z9 move parcels?")
-            box.press("Enter")
-            expect(answers).to_have_count(2, timeout=ANSWER_MS)
-            expect(answers.nth(1)).to_contain_text("uploads/zephyr-z9.md", timeout=ANSWER_MS)
-            expect(answers.nth(1)).to_contain_text("3.5 metres per second")
+            second = _ask_nth(page, "How fast does the Zephyr Conveyor Z9 move parcels?", 2)
+            expect(second).to_contain_text("uploads/zephyr-z9.md", timeout=ANSWER_MS)
+            expect(second).to_contain_text("3.5 metres per second")
             assert page.locator("[data-testid='stException']").count() == 0
             page.screenshot(path=str(tmp_path / "after-upload.png"), full_page=True)
 
@@ -194,14 +204,9 @@ def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest
             expect(page.get_by_text("Removed uploads/zephyr-z9.md").first).to_be_visible(timeout=ANSWER_MS)
             page.screenshot(path=str(tmp_path / "documents-page.png"), full_page=True)
             page.get_by_role("link", name="Chat").first.click()
-            box = page.get_by_placeholder("Ask about your documents…")
-            box.wait_for(state="visible", timeout=ANSWER_MS)
-            box.fill("How fast does the Zephyr Conveyor Z9 move parcels?")
-            box.press("Enter")
-            answers = page.locator("[class*='st-key-turn-answer-']")
-            expect(answers).to_have_count(3, timeout=ANSWER_MS)
-            expect(answers.nth(2)).not_to_contain_text("uploads/zephyr-z9.md")
-            expect(answers.nth(2)).not_to_contain_text("3.5 metres per second")
+            third = _ask_nth(page, "How fast does the Zephyr Conveyor Z9 move parcels?", 3)
+            expect(third).not_to_contain_text("uploads/zephyr-z9.md")
+            expect(third).not_to_contain_text("3.5 metres per second")
         finally:
             browser.close()
     with capsys.disabled():
@@ -220,15 +225,9 @@ def test_answers_are_structured_and_about_the_model_asked(server: str) -> None:
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(server)
-            answers = page.locator("[class*='st-key-turn-answer-']")
 
             def ask(question: str, n: int) -> object:
-                box = page.get_by_placeholder("Ask about your documents…")
-                box.wait_for(state="visible", timeout=STARTUP_S * 1000)
-                box.fill(question)
-                box.press("Enter")
-                expect(answers).to_have_count(n, timeout=ANSWER_MS)
-                return answers.nth(n - 1)
+                return _ask_nth(page, question, n)
 
             # factual, about a model with a near-identical sibling in the same documents
             payload = ask("What is the rated payload of the ArmX2?", 1)
