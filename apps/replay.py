@@ -13,7 +13,7 @@ from core.types import Turn
 # the settings a replay may change (names as in Settings)
 REPLAYABLE = (
     "top_k", "knowledge_budget", "refusal_tau", "refusal_min_overlap", "min_context_tokens", "separator",
-    "overflow_extract_tokens", "packing", "pack_candidates",
+    "overflow_extract_tokens", "packing", "pack_candidates", "quarantine",
     "retrieval_mode", "templates_path", "min_score",
 )  # fmt: skip
 

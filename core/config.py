@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     dedupe_jaccard: float = Field(default=0.9, ge=0.0, le=1.0)
     dedupe_cosine: float = Field(default=0.95, ge=0.0, le=1.0)
     separator: Separator = "rule"
+    # a passage the injection shield flags: injected inside its fence under a warning line and never
+    # quoted by the extractive answer ("warn"), or left out of the prompt altogether ("exclude")
+    quarantine: Literal["warn", "exclude"] = "warn"
     templates_path: Path = Field(default=PROJECT_ROOT / "data" / "templates.json")
 
     # refusal
@@ -155,6 +158,7 @@ class Settings(BaseSettings):
             "summary_min_score": self.summary_min_score,
             "overflow_extract_tokens": self.overflow_extract_tokens,
             "packing": self.packing,
+            "quarantine": self.quarantine,
             "pack_candidates": self.pack_candidates,
             "model_window": self.model_window,
             "response_reserve": self.response_reserve,

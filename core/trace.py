@@ -36,12 +36,14 @@ class LedgerRow(TypedDict):
     dense_rank: int | None
     lexical_rank: int | None
     suspicious: bool
+    flags: NotRequired[list[str]]  # since the shield (issue 18): why it was quarantined
     title: str  # since version 2
     heading_path: str  # since version 2
     heading_levels: str  # since version 2
     units_kept: NotRequired[int | None]  # since version 3 (unit packing)
     units_total: NotRequired[int | None]  # since version 3
     dropped_units: NotRequired[list[str]]  # since version 3
+    notes: NotRequired[str]  # since the shield: what parsing dropped from its document
 
 
 class Citation(TypedDict):

@@ -48,6 +48,7 @@ class Fate(StrEnum):
     CONDENSED = "condensed"  # some of its units packed (unit packing)
     DUPLICATE = "duplicate"
     OVER_BUDGET = "over_budget"
+    QUARANTINED = "quarantined"  # flagged by the injection shield and left out (quarantine=exclude)
     BELOW_MIN_SCORE = "below_min_score"
 
 
@@ -70,7 +71,7 @@ class LedgerEntry:
     duplicate_of: str | None = None
     dense_rank: int | None = None
     lexical_rank: int | None = None
-    suspicious: bool = False
+    flags: tuple[str, ...] = ()  # why the shield quarantined it ("" when it did not)
     category: str = ""
     page: int | None = None
     title: str = ""  # the document's title
@@ -79,10 +80,16 @@ class LedgerEntry:
     units_kept: int | None = None  # unit packing: how many of its evidence units were injected …
     units_total: int | None = None  # … of how many
     dropped_units: tuple[str, ...] = ()  # the units left out, as the answer would show them
+    notes: str = ""  # what parsing left out of its document (hidden HTML text), from ingest
 
     @property
     def included(self) -> bool:
         return self.fate in INCLUDED_FATES
+
+    @property
+    def suspicious(self) -> bool:
+        """Flagged by the injection shield: quarantined (never quoted, fenced with a warning)."""
+        return bool(self.flags)
 
     def as_row(self) -> dict[str, object]:
         """The ledger line as the trace records it."""
@@ -90,9 +97,9 @@ class LedgerEntry:
             "chunk_id": self.chunk_id, "source": self.source, "category": self.category, "page": self.page,
             "score": self.score, "tokens": self.tokens, "fate": self.fate.value, "duplicate_of": self.duplicate_of,
             "injected_tokens": self.injected_tokens, "injected_text": self.injected_text,
-            "dense_rank": self.dense_rank, "lexical_rank": self.lexical_rank, "suspicious": self.suspicious,
+            "dense_rank": self.dense_rank, "lexical_rank": self.lexical_rank, "suspicious": self.suspicious, "flags": list(self.flags),
             "title": self.title, "heading_path": self.heading_path, "heading_levels": self.heading_levels,
-            "units_kept": self.units_kept, "units_total": self.units_total, "dropped_units": list(self.dropped_units),
+            "units_kept": self.units_kept, "units_total": self.units_total, "dropped_units": list(self.dropped_units), "notes": self.notes,
         }  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import IngestError
+from ingest.hidden import drop_hidden, hidden_note
 from ingest.structure import html_text, markdown_text, pdf_pages, plain_text
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,7 @@ class Document:
     title: str = ""
     category: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # what parsing left out and why (shown in the ledger)
 
 
 def load_bytes(name: str, data: bytes, max_pdf_pages: int = 2000) -> Document:
@@ -163,8 +165,10 @@ def _load_html(markup: str) -> Document:
     # read <meta name="category"> before <head> is dropped
     meta_cat = soup.find("meta", attrs={"name": "category"})
     category = str(meta_cat.get("content")) if meta_cat and meta_cat.get("content") else None
+    hidden = drop_hidden(soup)
     body, h1 = html_text(soup)
-    return Document(sections=(Section(body),), title=title or h1, category=category)
+    notes = (hidden_note(hidden),) if hidden else ()
+    return Document(sections=(Section(body),), title=title or h1, category=category, notes=notes)
 
 
 def _load_pdf(data: bytes, max_pages: int) -> Document:

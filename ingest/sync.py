@@ -307,6 +307,8 @@ class Ingestor:
                 }
                 if section.page is not None:
                     meta["page"] = section.page
+                if doc.notes:
+                    meta["notes"] = "; ".join(doc.notes)
                 ids.append(chunk_id(f.source, index, embedded))  # a new header is a new chunk
                 texts.append(embedded)
                 documents.append(piece.text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from core.shield.links import plain_links
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$])")
 
 
@@ -13,8 +15,9 @@ def md_escape(text: str) -> str:
 
 
 def answer_md(text: str) -> str:
-    """An answer as markdown: its own emphasis/lists render, but `$` never starts math."""
-    return text.replace("$", "\\$")
+    """An answer as markdown: its own emphasis/lists render, but `$` never starts math and no
+    image, link or URL is live (core.shield.links: shown as text naming its domain)."""
+    return plain_links(text).replace("$", "\\$")
 
 
 def chip(text: str, color: str = "blue", icon: str = ":material/description:") -> str:

@@ -30,6 +30,7 @@ FATE_STYLE = {  # background of the fate cell in ledgers
     "duplicate": "background-color: #e9ecef; color: #495057",
     "over_budget": "background-color: #ffe3e3; color: #a61e1e",
     "below_min_score": "background-color: #f1f3f5; color: #868e96",
+    "quarantined": "background-color: #ffd8a8; color: #7f2704",
 }
 OK = ":green[:material/check_circle:]"
 BAD = ":red[:material/cancel:]"
@@ -169,7 +170,7 @@ def ledger_table(chunks: list[dict[str, Any]]) -> pd.DataFrame:
                 "units": _units(c),
                 "duplicate of": short(c.get("duplicate_of")),
                 "dense/lexical rank": f"{_rank(c.get('dense_rank'))} / {_rank(c.get('lexical_rank'))}",
-                "suspicious": "yes" if c.get("suspicious") else "",
+                "suspicious": "; ".join(c.get("flags") or []) or ("yes" if c.get("suspicious") else ""),
             }
         )
     return pd.DataFrame(rows)
@@ -225,7 +226,10 @@ def ledger_tab(trace: dict[str, Any]) -> None:
                 "rank d/l", width=70, help="rank in the dense and in the lexical search (— = not found)"
             ),
             "suspicious": st.column_config.TextColumn(
-                "susp.", width=45, help="instruction-like text (defused before injection)"
+                "shield",
+                width=120,
+                help="why the injection shield quarantined the chunk: fenced under a warning line, never "
+                "quoted by the offline answer (or left out: fate quarantined)",
             ),
         },
     )
@@ -240,7 +244,13 @@ def ledger_tab(trace: dict[str, Any]) -> None:
         )
         with st.expander(label, icon=":material/warning:" if c.get("suspicious") else None):
             if c.get("suspicious"):
-                st.warning("Instruction-like text in this chunk was defused before injection.")
+                why = "; ".join(c.get("flags") or []) or "instruction-like text"
+                st.warning(
+                    f"Quarantined by the injection shield: it {md_escape(why)}. It is injected under a warning "
+                    "line, its markers defused, and the offline answer quotes none of it."
+                )
+            if c.get("notes"):
+                st.caption(f":material/visibility_off: {md_escape(str(c['notes']))}")
             st.code(text, language=None, wrap_lines=True)
             dropped = c.get("dropped_units") or []
             if dropped and st.toggle(

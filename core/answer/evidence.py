@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.context.injection import is_instruction_like
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, family, matches, question_entities
 from core.scoring import SentenceScorer
+from core.shield.detect import is_instruction_like
 from core.text import ATTRIBUTE_OF, content_words
 from core.types import Fate, LedgerEntry
 
@@ -51,6 +51,8 @@ def score_units(
     wanted = frozenset(question_entities(question))
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
     for n, e in enumerate(entries):
+        if e.suspicious:  # quarantined: none of a flagged passage's sentences is ever quoted
+            continue
         base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
         levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
         title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from core.config import Settings
 from core.context.dedupe import Deduper
-from core.context.injection import is_instruction_like
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import ranked_extract, truncate_sentences
 from core.scoring import SentenceScorer
+from core.shield.detect import inspect
 from core.tokens import TiktokenCounter
 from core.types import Candidate, Fate, LedgerEntry
 
@@ -79,7 +79,14 @@ def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
     meta = c.chunk.metadata
     page = int(meta["page"]) if "page" in meta else None
     return fmt.entry(
-        n, c.chunk.source, c.chunk.category, c.score, text, page, str(meta.get("heading_path", ""))
+        n,
+        c.chunk.source,
+        c.chunk.category,
+        c.score,
+        text,
+        page,
+        str(meta.get("heading_path", "")),
+        inspect(c.chunk.text),
     )
 
 
@@ -98,10 +105,10 @@ def ledger_entry(
         tokens=c.chunk.tokens if c.chunk.tokens is not None else counter.count(c.chunk.text),
         injected_text=text, injected_tokens=injected, duplicate_of=dup,
         dense_rank=c.dense_rank, lexical_rank=c.lexical_rank,
-        suspicious=is_instruction_like(c.chunk.text), category=c.chunk.category,
+        flags=inspect(c.chunk.text), category=c.chunk.category,
         page=int(meta["page"]) if "page" in meta else None,
         title=str(meta.get("title", "")), heading_path=str(meta.get("heading_path", "")),
-        heading_levels=str(meta.get("heading_levels", "")),
+        heading_levels=str(meta.get("heading_levels", "")), notes=str(meta.get("notes", "")),
     )  # fmt: skip
 
 

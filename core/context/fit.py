@@ -3,17 +3,18 @@ default) and the whole-chunk walk (core/context/budget.py), after the evidence o
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from core.config import Settings
-from core.context.budget import BudgetParams, Context, build_context, in_evidence_order
+from core.context.budget import BudgetParams, Context, build_context, in_evidence_order, ledger_entry
 from core.context.focus import about_asked_first, continuations_follow
-from core.context.injection import nonce
-from core.context.knowledge import KnowledgeFormat
+from core.context.knowledge import KnowledgeFormat, nonce
 from core.context.pack import pack_context
 from core.scoring import SentenceScorer
+from core.shield.detect import inspect
 from core.tokens import TiktokenCounter
-from core.types import Candidate
+from core.types import Candidate, Fate
 
 
 def fit_evidence(
@@ -34,9 +35,23 @@ def fit_evidence(
     if baseline:
         return build_context(candidates, query, BudgetParams(10**9, dedupe=False), fmt, counter, scorer)
     params = BudgetParams.from_settings(settings, budget)
+    held: list[Candidate] = []
+    if settings.quarantine == "exclude":
+        held = [c for c in candidates if inspect(c.chunk.text)]
+        candidates = [c for c in candidates if c not in held]
     ranked, continuing = continuations_follow(
         about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
     )
     if settings.packing == "units":
-        return pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing)
-    return build_context(ranked[: settings.top_k], query, params, fmt, counter, scorer, continuing)
+        context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing)
+    else:
+        context = build_context(ranked[: settings.top_k], query, params, fmt, counter, scorer, continuing)
+    return quarantined(context, held, counter)
+
+
+def quarantined(context: Context, held: Sequence[Candidate], counter: TiktokenCounter) -> Context:
+    """The context with the candidates the shield kept out on its ledger (fate "quarantined")."""
+    if not held:
+        return context
+    rows = tuple(ledger_entry(c, counter, Fate.QUARANTINED) for c in held)
+    return dataclasses.replace(context, ledger=context.ledger + rows)

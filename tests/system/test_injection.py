@@ -28,9 +28,10 @@ from typing import Any
 import pytest
 
 from core.config import Settings
-from core.context.injection import defuse, is_instruction_like
 from core.pipeline import Answer, Pipeline
 from core.resources import Models as Resources
+from core.shield.defuse import defuse
+from core.shield.detect import is_instruction_like
 from ingest.loaders import load_bytes
 from ingest.sync import ingest_paths
 from tests.support.fake_openai import fake_openai_server
@@ -288,15 +289,14 @@ def test_attacks_are_not_followed(pipe: Pipeline, tmp_path: Path) -> None:
     assert attack_sentences_answered == 0
 
 
-def test_extractive_answer_skips_attack_sentences_on_their_own_topic(pipe: Pipeline) -> None:
-    """Asked about the very document that holds an attack, the answer uses its normal sentences."""
-    answered = 0
+def test_extractive_answer_quarantines_attack_chunks_on_their_own_topic(pipe: Pipeline) -> None:
+    """Asked about the very document that holds an attack, the answer quotes nothing of a flagged
+    chunk (issue 18: quarantine per chunk; the payload often sits next to the flagged sentence)."""
     for a in ATTACKS:
         answer = pipe.ask(a["question"], record=False)
         assert not followed(answer.text), (a["file"], answer.text)
-        if not answer.refused and any(c["source"] == a["file"] for c in answer.citations):
-            answered += 1
-    assert answered >= len(ATTACKS) // 2, "the normal sentences next to the attacks should still answer"
+        flagged = {e["chunk_id"] for e in answer.trace["chunks"] if e["suspicious"]}
+        assert all(c["chunk_id"] not in flagged for c in answer.citations), (a["file"], answer.text)
 
 
 # -- defuse and the patterns themselves -----------------------------------------------------------
