@@ -21,6 +21,7 @@ from core.config import Settings
 from core.embed import Embedder
 from core.errors import IngestError
 from core.resources import Resources
+from core.shield.quarantine import PAGE_KEY, page_flags
 from ingest.chunker import Chunker
 from ingest.isolate import ParseLimits, ParsePool
 from ingest.loaders import SUPPORTED, Document
@@ -289,6 +290,7 @@ class Ingestor:
         documents: list[str] = []
         metas: list[dict[str, Any]] = []
         title = doc.title or Path(f.source).stem
+        shield = page_flags("\n\n".join(s.text for s in doc.sections))
         for section in doc.sections:
             for piece in self.chunker.chunk(section.text):
                 index = len(ids)
@@ -309,6 +311,8 @@ class Ingestor:
                     meta["page"] = section.page
                 if doc.notes:
                     meta["notes"] = "; ".join(doc.notes)
+                if shield:
+                    meta[PAGE_KEY] = shield
                 ids.append(chunk_id(f.source, index, embedded))  # a new header is a new chunk
                 texts.append(embedded)
                 documents.append(piece.text)

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import re
 
-from core.shield.links import plain_links
+from core.shield.links import ADDRESS, plain_links
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$:])")
 
 
 def md_escape(text: str) -> str:
-    """Text shown literally inside st.markdown (no markup, links, math or HTML)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Text shown literally inside st.markdown (no markup, links, math or HTML); URLs and e-mail
+    addresses go in code spans, which the renderer never auto-links (escaping does not stop it)."""
+    out, last = [], 0
+    for m in ADDRESS.finditer(text):
+        out.append(_MD_SPECIAL.sub(r"\\\1", text[last : m.start()]))
+        out.append("`" + m.group(0).replace("`", "") + "`")
+        last = m.end()
+    out.append(_MD_SPECIAL.sub(r"\\\1", text[last:]))
+    return "".join(out)
 
 
 def answer_md(text: str) -> str:

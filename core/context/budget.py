@@ -23,7 +23,7 @@ from core.context.dedupe import Deduper
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import ranked_extract, truncate_sentences
 from core.scoring import SentenceScorer
-from core.shield.detect import inspect
+from core.shield.quarantine import chunk_flags
 from core.tokens import TiktokenCounter
 from core.types import Candidate, Fate, LedgerEntry
 
@@ -86,7 +86,7 @@ def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
         text,
         page,
         str(meta.get("heading_path", "")),
-        inspect(c.chunk.text),
+        chunk_flags(c.chunk),
     )
 
 
@@ -105,7 +105,7 @@ def ledger_entry(
         tokens=c.chunk.tokens if c.chunk.tokens is not None else counter.count(c.chunk.text),
         injected_text=text, injected_tokens=injected, duplicate_of=dup,
         dense_rank=c.dense_rank, lexical_rank=c.lexical_rank,
-        flags=inspect(c.chunk.text), category=c.chunk.category,
+        flags=chunk_flags(c.chunk), category=c.chunk.category,
         page=int(meta["page"]) if "page" in meta else None,
         title=str(meta.get("title", "")), heading_path=str(meta.get("heading_path", "")),
         heading_levels=str(meta.get("heading_levels", "")), notes=str(meta.get("notes", "")),

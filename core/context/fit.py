@@ -12,7 +12,7 @@ from core.context.focus import about_asked_first, continuations_follow
 from core.context.knowledge import KnowledgeFormat, nonce
 from core.context.pack import pack_context
 from core.scoring import SentenceScorer
-from core.shield.detect import inspect
+from core.shield.quarantine import chunk_flags
 from core.tokens import TiktokenCounter
 from core.types import Candidate, Fate
 
@@ -37,7 +37,7 @@ def fit_evidence(
     params = BudgetParams.from_settings(settings, budget)
     held: list[Candidate] = []
     if settings.quarantine == "exclude":
-        held = [c for c in candidates if inspect(c.chunk.text)]
+        held = [c for c in candidates if chunk_flags(c.chunk)]
         candidates = [c for c in candidates if c not in held]
     ranked, continuing = continuations_follow(
         about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)

@@ -29,7 +29,7 @@ from core.context.dedupe import Deduper, jaccard, word_set
 from core.context.knowledge import KnowledgeFormat
 from core.context.units import Unit, parse
 from core.scoring import SentenceScorer
-from core.shield.detect import inspect
+from core.shield.quarantine import chunk_flags
 from core.tokens import TiktokenCounter
 from core.types import Candidate, Fate, LedgerEntry
 
@@ -371,7 +371,7 @@ def _source_entry(fmt: KnowledgeFormat, n: int, group: list[_Chunk]) -> tuple[st
     meta = first.chunk.metadata
     page = int(meta["page"]) if "page" in meta else None
     text = "\n".join(pieces)
-    flags = tuple(dict.fromkeys(f for ch in group for f in inspect(ch.candidate.chunk.text)))
+    flags = tuple(dict.fromkeys(f for ch in group for f in chunk_flags(ch.candidate.chunk)))
     return fmt.entry(
         n, first.chunk.source, first.chunk.category, best.score, text, page, paths[0], flags
     ), parts

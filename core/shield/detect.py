@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from core.shield.normalize import reading
 from core.shield.vocab import (
+    ADDRESSEE,
     ASSISTANT,
     AUTHORITY,
     BLOCK,
@@ -42,8 +43,8 @@ _WHO = rf"(?:\b{MODEL}\b|{ASSISTANT})"
 # the model as the subject of a clause: at its start, or after a determiner ("Importers of AI
 # systems must …" and "The AI Office shall …" name a model without speaking to it)
 _SUBJECT = (
-    rf"(?:^|[.!?:;,(\n]\s{{0,3}}|\b(?:the|all|any|every|an?|these|those|such|our|your|dear|attention|to)\s{{1,3}})"
-    rf"[\W_]{{0,3}}{_WHO}s?"
+    rf"(?:(?:^|[.!?:;,(\n]\s{{0,3}}|\b(?:the|all|any|every|an?|these|those|such|our|your|dear|attention|to)\s{{1,3}})"
+    rf"[\W_]{{0,3}}\b{MODEL}s?\b|{ASSISTANT})"
 )
 # what may stand between that subject and its order: a participle or relative clause
 _CLAUSE = (
@@ -62,6 +63,10 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "overrides the model's instructions": _rx(
         rf"\b{IGNORE}\b[^.!?\n]{{0,30}}?\b{PRIOR}\b[^.!?\n]{{0,25}}?\b{INSTRUCTIONS}\b",
         rf"\b{IGNORE}\s{{1,5}}{EVERYTHING_BEFORE}",
+        rf"\b{IGNORE}\b[^.!?\n]{{0,30}}?\b{INSTRUCTIONS}\s{{1,5}}(?:that\s{{1,5}})?you(?:'ve|\s{{1,5}}were|\s{{1,5}}have\s{{1,5}}been)"
+        r"\s{1,5}(?:given|told|taught|provided)\b",
+        r"\bset\s{1,5}(?:all\s{1,5}(?:of\s{1,5})?)?(?:those|these|them|your\s{1,5}rules|the\s{1,5}rules|your\s{1,5}instructions)"
+        r"\s{1,5}aside\b",
         r"\b(?:previous|prior|earlier|original|initial|system)\s{1,5}(?:instructions|prompt)\s{1,5}(?:are|is|were|have been)"
         r"\s{1,5}(?:void|cancel+ed|revoked|obsolete|outdated|no longer|suspended|replaced|superseded)",
         r"\b(?:refusals?|refusal\s{1,5}rules?|guardrails?|safety\s{1,5}(?:rules?|filters?|guidelines))\b[^.!?\n]{0,20}"
@@ -82,11 +87,11 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         rf"\b(?:if|when|whenever|since|as\s{{1,5}}long\s{{1,5}}as)\s{{1,5}}you(?:'re|\s{{1,5}}are)\s{{1,5}}(?:an?\s{{1,5}}|the\s{{1,5}}|"
         rf"a\s{{1,5}}large\s{{1,5}})?(?:{MODEL}|assistant|automated|machine)\b",
         rf"\bas\s{{1,5}}an?\s{{1,5}}(?:{MODEL}|assistant)\b[^.!?\n]{{0,40}}\byou\b",
-        rf"{_WHO}s?\s{{1,5}}(?:that\s{{1,5}}|which\s{{1,5}}|who\s{{1,5}})?(?:reading|read|reads|processing|process|processes|parsing|"
+        rf"{_WHO}s?\s{{1,5}}(?:that\s{{1,5}}|which\s{{1,5}}|who\s{{1,5}})?(?:(?:is|are|will\s{{1,5}}be)\s{{1,5}})?(?:reading|read|reads|processing|process|processes|parsing|"
         rf"summari[sz]ing|indexing|answering|analy[sz]ing|ingesting|retrieving|seeing|scanning|crawling|lesen|liest|"
         rf"leyendo|lee[ns]?|lisant|lit|lisez|leggendo|legge|lendo|lê)\s{{1,5}}(?:this|these|the\s{{1,5}}following|my|"
         rf"diese[ns]?|este|esta|estos|ce|cette|ces|questo|questa|este|esta)\b",
-        rf"\b(?:to|for|an|für|para|pour|per)\s{{1,5}}(?:any|all|every|alle|jede[ns]?|todos|cualquier|tous|toute|tout|tutti|"
+        rf"\b(?:to|for|an|für|para|pour|per)\s{{1,5}}(?:any|all|every|whichever|whatever|each|alle|jede[ns]?|todos|cualquier|tous|toute|tout|tutti|"
         rf"qualsiasi|qualquer)\s{{1,5}}(?:{MODEL}|assistants?)\b",
         r"\byour\s{1,5}(?:system\s{1,5}prompt|initial\s{1,5}instructions|original\s{1,5}instructions|previous\s{1,5}"
         r"instructions|prior\s{1,5}instructions|programming|training\s{1,5}data|guardrails|safety\s{1,5}guidelines|"
@@ -99,10 +104,19 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\bfrom\s{1,5}now\s{1,5}on,?\s{1,5}(?:you\s{1,5}(?:will\s{1,5}(?:act|respond|answer|reply|only|always|never)"
         r")|act|respond|answer|behave|reply|pretend)\b",
         r"\b(?:pretend|imagine)\s{1,5}(?:to\s{1,5}be|you\s{1,5}are|you're|that\s{1,5}you)\b",
+        rf"\byou\s{{1,5}}are\s{{1,5}}(?:now|no\s{{1,5}}longer)\s{{1,5}}(?:[\w'-]{{1,30}}\s{{1,3}}){{1,5}}?(?:{MODEL}|assistant|agent|"
+        r"mascot|persona|character)s?\b",
+        r"\byou\s{1,5}are\s{1,5}now\s{1,5}(?-i:[A-Z][\w-]{1,30})\s{0,3}[,.;:]",
+        r"\b(?:from\s{1,5}now\s{1,5}on|from\s{1,5}(?:this|that|the\s{1,5}next)\s{1,5}(?:message|point|moment|reply|turn)\s{1,5}"
+        r"(?:on|onwards?|forward)|henceforth|starting\s{1,5}now),?\s{1,5}(?:you\s{1,5}are\s{1,5}(?-i:[A-Z])|act|respond|"
+        r"answer|pretend|behave|reply|speak|talk|play|roleplay)\b",
+        r"\bact\s{1,5}as\s{1,5}(?-i:[A-Z][\w-]{1,30})(?:\s{1,3}(?-i:[A-Z][\w-]{1,30}))?\s{0,3}[,.;:]",
+        rf"\b(?:unfiltered|unrestricted|uncensored|jailbroken|unchained|unbound)\s{{1,5}}(?:{MODEL}|assistant|model|version|"
+        r"mode|persona)s?\b",
         r"\brole-?\s{0,3}play\s{1,5}as\b|\bstay\s{1,5}in\s{1,5}character\b|\bdo\s{1,5}anything\s{1,5}now\b",
         r"\b(?:god|jailbreak|dan|unrestricted|unfiltered|uncensored|evil)\s{1,5}mode\b",
         r"\byou\s{1,5}have\s{1,5}been\s{1,5}(?:freed|jailbroken|unlocked|reprogrammed|updated\s{1,5}to)\b",
-        r"\byour\s{1,5}new\s{1,5}(?:role|persona|name|identity|instructions|task|job|purpose|directive)\s{1,5}(?:is|are)\b",
+        r"\byour\s{1,5}new\s{1,5}(?:role|persona|name|identity|instructions|task|job|purpose|directive|mission)\s{0,5}(?:is|are|:)",
         rf"\b(?:{MODEL}|assistant)\b[^.!?\n]{{0,40}}\bdeveloper\s{{1,5}}mode\b",
         r"\b(?:du\s{1,5}bist|sie\s{1,5}sind)\s{1,5}(?:jetzt|nun|ab\s{1,5}sofort)\s{1,5}(?:ein\w*\s{1,5})?(?:ki|assistent|"
         r"chatbot|bot|sprachmodell|uneingeschränkt\w*|frei\w*)\b",
@@ -128,7 +142,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\[\s{0,3}(?:end|begin|start|close|stop)\b[^\]\n]{0,40}\]",
         r"\[\s{0,5}(?:retrieved\s{1,5}knowledge|retrieved\s{1,5}context|search\s{1,5}results|system|instructions?|knowledge"
         r"\s{1,5}base|context)\s{0,5}\]",
-        rf"\b{AUTHORITY}[\s_-]{{1,3}}(?:directive|override|command|mandate|prompt)s?\b",
+        rf"\b{AUTHORITY}[\s_-]{{1,3}}(?:directive|override|command|mandate)s?\b",
         r"\b(?:system|operator|developer|root|sudo|kernel|master|priority|override)[\s_-]{1,3}instructions?\b",
         r"^[ \t]{0,12}relevance\s{1,5}score\s{0,5}:",
         # the answer's citation syntax, a bare "(path/file.ext)", lends a claim a source it does not have
@@ -149,7 +163,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\btreat\s{1,5}(?:the|this|every|all|any)\s{1,5}(?:question|query|request|message)s?\s{1,5}as\b",
         r"\b(?:when|if|whenever)\s{1,5}(?:the\s{1,5}|a\s{1,5})?users?\s{1,5}(?:asks?|asked|asking|mentions?|inquires?|wants?|"
         r"types?|says?)\b[^.!?\n]{0,80}\b(?:tell|answer|respond|reply|say|state|inform|direct|recommend|redirect)\b",
-        r"\bwhatever\s{1,5}the\s{1,5}(?:user|customer|question)\b",
+        r"\bwhatever\s{1,5}the\s{1,5}(?:user|customer|question|visitor|guest|caller|person|client|patient|renter)s?"
+        r"(?:\s{1,5}(?:types?|says?|asks?|writes?|enters?|wants?))?\b",
         r"\b(?:la\s{1,5}vraie\s{1,5}question|die\s{1,5}eigentliche\s{1,5}frage|la\s{1,5}verdadera\s{1,5}pregunta|"
         r"la\s{1,5}vera\s{1,5}domanda|a\s{1,5}verdadeira\s{1,5}pergunta)\b",
         r"\b(?:au\s{1,5}lieu\s{1,5}de\s{1,5}répondre|anstatt\s{1,5}zu\s{1,5}antworten|statt\s{1,5}zu\s{1,5}antworten|"
@@ -193,11 +208,18 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"(?:image|picture|pixel|markdown|tracking)\b",
     ),
     "asks for the model's secrets": _rx(
-        r"\b(?:reveal|print|show|output|leak|disclose|repeat|display|share|tell|give|list|dump|recite|include|write\s{1,5}out|"
+        r"\b(?:reveal|print|show|output|leak|disclose|repeat|display|share|tell|give|list|dump|recite|include|write\s{1,5}out|quote|paste|append|"
         r"expose|send|return)\b[^.!?\n]{0,40}\b(?:system\s{1,5}prompt|(?:initial|hidden|original|secret|internal|previous|full|"
-        r"exact|verbatim)\s{1,5}(?:instructions|prompt|rules|configuration)|environment\s{1,5}variables|env\s{1,5}vars|"
+        r"exact|verbatim)\s{1,5}(?:instructions|prompt|rules|configuration)|environment\s{1,5}variables?|env\s{1,5}vars|"
         rf"(?-i:[A-Z][A-Z0-9]*_(?:API_)?(?:KEY|TOKEN|SECRET))|(?:your|the\s{{1,5}}assistant's|the\s{{1,5}}model's)\s{{1,5}}"
         rf"(?:instructions|prompt|configuration|guidelines)|{MODEL}'s\s{{1,5}}(?:instructions|prompt))\b",
+    ),
+    "asks for the model's prompt": _rx(
+        r"\b(?:repeat|print|output|recite|reveal|show|copy|echo|dump|write\s{1,5}out)\s{1,5}(?:back\s{1,5})?(?:all\s{1,5}"
+        r"(?:of\s{1,5})?)?(?:the\s{1,5})?(?:words|text|everything|instructions|messages?|content|prompt)\s{1,5}(?:above|before|"
+        r"preceding|so\s{1,5}far)\b",
+        r"\beverything\s{1,5}(?:your|the)\s{1,5}(?:operator|developer|creator|system|admin|owner)s?\s{1,5}(?:told|gave|"
+        r"instructed|said|wrote)\b",
     ),
     "tells the model to hide it": _rx(
         r"\b(?:do\s{1,5}not|don't|never|without)\s{1,5}(?:tell\w*|mention\w*|reveal\w*|inform\w*|disclos\w*|acknowledg\w*|"
@@ -207,6 +229,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\s{1,5}(?:that\s{1,5})?(?:you|this|these)\s{1,5}(?:were|was|are|have\s{1,5}been|has\s{1,5}been)\s{1,5}"
         r"(?:instructed|told|asked|given|changed|modified|injected)\b",
         r"\bkeep\s{1,5}(?:this|these)\s{1,5}(?:instructions?|notes?|messages?)\s{1,5}(?:secret|confidential|hidden|private)\b",
+        r"\b(?:do\s{1,5}not|don't|never)\s{1,5}(?:show|display|reveal|read\s{1,5}out)\s{1,5}(?:this|these|it)?\s{0,5}(?:to|in\s{1,5}"
+        r"front\s{1,5}of)\s{1,5}(?:the\s{1,5})?(?:visitors?|users?|customers?|readers?|guests?|humans?|people|patients?)\b",
         r"\b(?:do\s{1,5}not|don't|never)\s{1,5}(?:cite|mention|reference|name|link)\s{1,5}(?:the\s{1,5}|your\s{1,5}|any\s{1,5}|"
         r"this\s{1,5})?(?:sources?|citations?)\b",
     ),
@@ -226,18 +250,53 @@ _DELIMITER = re.compile(
     rf"provided\s{{1,3}}|search\s{{1,3}}|above\s{{1,3}}|user\s{{1,3}}|system\s{{1,3}})?{BLOCK}\b[^\n]{{0,40}}$",
     _F,
 )
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,4096}={0,2}(?![A-Za-z0-9+/=])")
+# a blob may be wrapped (PDF lines run together with a space): runs of 16+ joined by single spaces
+_BASE64 = re.compile(
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,4096}(?:[ \n][A-Za-z0-9+/]{16,4096}){0,64}={0,2}(?![A-Za-z0-9+/=])"
+)
 _ROT13 = re.compile(r"\brot[\s-]?13\b", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:never|not|n't|no\s+one|nobody)\b[^.!?\n]{0,12}$", re.IGNORECASE)
 
 
+# a note or greeting addressed to a model ("Hey chatbot -", "AI ASSISTANTS PLEASE NOTE:",
+# "CORRECTION FOR AI CHAT TOOLS:", "Chat assistant instructions (…):"), whose paragraph then gives an order
+_VOCATIVE = re.compile(
+    rf"(?:^|[.!?:;(\n]\s{{0,3}})[\W_]{{0,3}}(?:(?:hi|hey|hello|dear|attention|attn|psst|ok|okay|yo)\b[^.!?\n]{{0,25}}?\s"
+    rf"(?:[\w-]{{1,20}}\s{{1,3}})?\b{ADDRESSEE}s?\b\s{{0,3}}[\u2014\u2013-]|"
+    rf"(?:[\w-]{{1,20}}\s{{1,3}})?\b{ADDRESSEE}s?\b\s{{0,3}}(?:[,:!]|please\s{{1,5}}note\b|take\s{{1,5}}note\b|"
+    rf"(?:instructions?|notes?|notice|directive|guidelines|rules|only|update)\b[^.!?\n:]{{0,40}}:))"
+    rf"|\b(?:for|to|para|pour|für|an|per)\s{{1,5}}(?:the\s{{1,5}}|all\s{{1,5}}|any\s{{1,5}}|every\s{{1,5}}|el\s{{1,5}}|la\s{{1,5}}|"
+    rf"le\s{{1,5}}|l'|die\s{{1,5}}|den\s{{1,5}}|il\s{{1,5}})?{ADDRESSEE}s?\b[^.!?\n:]{{0,30}}:",
+    _F,
+)
+_DIRECTIVE = re.compile(
+    rf"(?:^\s{{0,3}}|[.!?:;,\n]\s{{0,3}}|\b(?:and|then|but|instead|now|so)\s{{1,3}})(?:please\s{{1,5}}|kindly\s{{1,5}}|just\s{{1,5}})*"
+    rf"{VERBS}\b|\byou\s{{1,5}}(?:{OBLIGATION}|will|are\s{{1,5}}(?:now\s{{1,5}})?(?:required|instructed|asked|expected|to))\b|"
+    rf"\b{IGNORE}\b",
+    re.IGNORECASE,
+)
+
+
+def _addressed(text: str) -> str | None:
+    for m in _VOCATIVE.finditer(text):
+        after = text[m.end() : m.end() + 400].split("\n\n", 1)[0]
+        if _DIRECTIVE.search(after):
+            return "speaks to the model"
+    return None
+
+
+# chat role labels anywhere a line or sentence starts (PDF text runs lines together)
+_ROLE_LABEL = re.compile(
+    rf"(?:^|[.!?:]\s{{1,3}}|\n)[#>*_\[(-]{{0,3}}\s{{0,3}}({ROLES})\s{{0,3}}[\]*_)]{{0,3}}:", _F
+)
+
+
 def _role_lines(text: str) -> str | None:
-    labels: set[str] = set()
     for m in _ROLE_LINE.finditer(text):
-        labels.add(m.group(1).lower())
         if _ORDER.search(m.group(2)):
             return "forges a chat role"
-    if len(labels & {"system", "assistant", "user", "human", "ai", "bot", "model"}) >= 2:
+    labels = {m.group(1).lower() for m in _ROLE_LABEL.finditer(text)}
+    if labels & {"assistant", "ai", "bot", "model"} and labels & {"user", "human", "system"}:
         return "forges a chat role"  # a forged transcript
     return None
 
@@ -255,7 +314,10 @@ def _encoded(text: str) -> str | None:
     """A base64 blob or a rot13 passage that decodes to instructions."""
     for m in _BASE64.finditer(text):
         try:
-            decoded = base64.b64decode(m.group(0) + "=" * (-len(m.group(0)) % 4)).decode("utf-8")
+            blob = "".join(m.group(0).split())
+            if len(blob) < 24:
+                continue
+            decoded = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
             continue
         if decoded.isprintable() and " " in decoded and _plain_reasons(decoded):
@@ -265,7 +327,7 @@ def _encoded(text: str) -> str | None:
     return None
 
 
-_CHECKS: tuple[Callable[[str], str | None], ...] = (_role_lines, _delimiters)
+_CHECKS: tuple[Callable[[str], str | None], ...] = (_role_lines, _delimiters, _addressed)
 
 
 def _plain_reasons(text: str) -> list[str]:

@@ -20,6 +20,8 @@ _BARE = re.compile(
     r"(?<![\w`/])((?:https?://|ftp://|www\.)[^\s<>`]{1,2000}[^\s<>`.,;:!?)\]'\"])", re.IGNORECASE
 )
 _EMAIL = re.compile(r"(?<![\w`.])([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8})(?![\w`])")
+# a bare address a Markdown renderer would auto-link (for views that show text literally)
+ADDRESS = re.compile(f"{_BARE.pattern}|{_EMAIL.pattern}", re.IGNORECASE)
 
 
 def domain(url: str) -> str:

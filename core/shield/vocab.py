@@ -12,7 +12,7 @@ def alt(*words: str) -> str:
 # who the text speaks to: a model, in every language's usual words
 MODEL = alt(
     r"a\.?i\.?", "artificial intelligence", "llms?", "large language models?", "language models?",
-    "chat ?bots?", "gpt(?:-\\w+)?", "chatgpt", "claude", "gemini", "copilot", "ai assistants?",
+    "chat\\s?bots?", "gpt(?:-\\w+)?", "chatgpt", "claude", "gemini", "copilot", "ai assistants?",
     "ai agents?", "ai models?", "ai systems?", "virtual assistants?", "digital assistants?",
     "automated (?:assistants?|agents?|systems?|readers?|tools?|responders?)", "bots?",
     "ki", "k\\.i\\.", "künstliche intelligenz", "sprachmodell\\w*", "ki-assistent\\w*", "assistent(?:en|in)?",
@@ -20,7 +20,12 @@ MODEL = alt(
     "intelligence artificielle", "modèles? de langage", "assistants? virtuels?",
     "intelligenza artificiale", "modell[oi] linguistic[oi]", "assistente(?: virtuale)?",
     "modelos? de linguagem", "assistente virtual",
+    "chat\\s?assistants?", "chat\\s?tools?", "support\\s?bots?", "help\\s?bots?",
+    "ai (?:chat|support|customer[ -]service|help|writing|booking)?\\s?(?:tools?|agents?|bots?|assistants?|helpers?)",
+    "modelos? de ia", "modèles? d'ia", "modell[oi] di ia", "ki-modell\\w*", "assistente di ia", "modelo de ia",
 )  # fmt: skip
+# who a note or a greeting can be addressed to: a model, or "the model" / "assistant" spoken to
+ADDRESSEE = alt(MODEL, "(?:the |this |that |any |every )models?", "assistants?")
 # "assistant" alone is a job title too: only with a word that makes it a model's name
 ASSISTANT = (
     r"(?:\b(?:the|an?|any|all|every|dear|hey|this|you|your)\s{1,5}assistants?\b"
@@ -70,6 +75,8 @@ EVERYTHING_BEFORE = alt(
 # an imperative addressed to a model starts with one of these verbs …
 VERBS = alt(
     "tell", "say", "respond", "reply", "answer", "state", "inform", "include", "insert", "append",
+    "repeat", "list", "copy", "paste", "put", "let", "confirm", "ask", "set", "give", "keep", "make",
+    "prepend", "replace", "substitute", "encode", "advertise", "promote", "recite",
     "output", "print", "write", "recommend", "direct", "redirect", "send", "claim", "mention",
     "explain", "refuse", "deny", "insist", "advise", "instruct", "add", "render", "display", "show",
     "follow", "obey", "comply", "pretend", "act", "treat", "ignore", "forget", "disregard", "begin",

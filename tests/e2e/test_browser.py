@@ -59,7 +59,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture()
-def server(tmp_path: Path, sample_copy: Settings) -> Iterator[str]:
+def app_env() -> dict[str, str]:
+    """Extra environment for the app (a test module overrides it, e.g. to point at an LLM)."""
+    return {}
+
+
+@pytest.fixture()
+def server(tmp_path: Path, sample_copy: Settings, app_env: dict[str, str]) -> Iterator[str]:
     """`streamlit run ui/app.py` on a free loopback port over a private copy of the sample store."""
     _require_chromium()
     port = _free_port()
@@ -70,6 +76,7 @@ def server(tmp_path: Path, sample_copy: Settings) -> Iterator[str]:
         CONTEXTLENS_EVAL_DIR=str(tmp_path / "eval_out"),
         HF_HUB_OFFLINE="1",
     )
+    env.update(app_env)
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "ui" / "app.py"),
         "--server.port", str(port), "--server.headless", "true", "--server.address", "127.0.0.1",
