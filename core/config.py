@@ -11,7 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 RetrievalMode = Literal["dense", "lexical", "hybrid"]
-Separator = Literal["blank", "rule", "numbered"]
+Separator = Literal["blank", "rule", "numbered", "space", "newline"]
 Packing = Literal["units", "chunks"]
 RETRIEVAL_MODES: tuple[str, ...] = get_args(RetrievalMode)
 SEPARATORS: tuple[str, ...] = get_args(Separator)
