@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.answer.refusal import evidence_overlap
+from core.answer.related import RELATED_SENTENCE
 from core.config import Settings
 from core.context.budget import Context
 from core.context.fit import fit_evidence
@@ -38,7 +39,7 @@ class _Fixed:
     procedure: str
     user: str
     tokens: int
-    refusal: str  # what {refusal} stands for
+    refusal: str  # what {refusal} stands for: the refusal sentence, or the related-sources sentence
 
 
 class PromptBuilder:
@@ -104,7 +105,7 @@ class PromptBuilder:
         knowledge = t.knowledge_message(context, question, fixed.refusal) if context else ""
         system, user = fixed.system, fixed.user
         if context and host == "system":
-            system = t.system_prompt(fixed.refusal, question, context)
+            system = t.system_prompt(fixed.refusal, question, context, related=self._related)
         if context and host == "user":
             user = t.user_message(question, context, fixed.refusal)
         prompt = assemble(counter, system, fixed.procedure, knowledge, memory, history_msgs, user)
@@ -113,13 +114,17 @@ class PromptBuilder:
             prompt = prompt.carrying(host, prompt.sections[host] - message_tokens(counter, bare))
         return prompt
 
+    @property
+    def _related(self) -> bool:
+        return self.settings.missing_context == "related"
+
     def _fixed(self, question: str, query_type: str) -> _Fixed:
         """The sections that are always sent whole (an embedded {context} left empty); an error
         when they alone overflow the window."""
         counter, t = self.models.counter, self.templates
-        refusal = self.settings.refusal_sentence
+        refusal = RELATED_SENTENCE if self._related else self.settings.refusal_sentence
         system, procedure, user = (
-            t.system_prompt(refusal, question),
+            t.system_prompt(refusal, question, related=self._related),
             t.procedure(query_type),
             t.user_message(question, refusal=refusal),
         )
