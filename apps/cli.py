@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from core.config import PACKINGS, RETRIEVAL_MODES, SEPARATORS, load_settings
+from core.config import MISSING_CONTEXT_MODES, PACKINGS, RETRIEVAL_MODES, SEPARATORS, load_settings
 from core.errors import ContextLensError
 
 
@@ -21,6 +21,10 @@ def _print_summary(t: dict[str, Any]) -> None:
     if t["citations"]:
         print("Citations: " + ", ".join(c["label"] for c in t["citations"]))
     flag = f"REFUSED ({t['refusal_reason']})" if t["refused"] else "answered"
+    if t.get("related"):
+        flag += " — related sources shown"
+    if t.get("tokens_saved"):
+        flag += f" — {t['tokens_saved']} prompt tokens not sent"
     if t.get("fallback"):
         flag += f" — extractive fallback: {t['backend_error']}"
     print(
@@ -58,6 +62,8 @@ def _query_main(argv: list[str]) -> int:
     ask.add_argument("--budget", type=int, dest="knowledge_budget")
     ask.add_argument("--packing", choices=PACKINGS, help="pack evidence units or whole chunks")
     ask.add_argument("--baseline", action="store_true", help="blind top-k (no budget/dedupe/refusal)")
+    ask.add_argument("--missing-context", choices=MISSING_CONTEXT_MODES, dest="missing_context",
+                     help="a refused question: the exact refusal sentence, or the related sources")  # fmt: skip
     rp = sub.add_parser("replay", help="re-run a traced question with other settings")
     rp.add_argument("trace_id")
     rp.add_argument("--traces", help="traces file (CONTEXTLENS_TRACE_PATH)")
@@ -70,6 +76,7 @@ def _query_main(argv: list[str]) -> int:
     rp.add_argument("--min-context-tokens", type=int, dest="min_context_tokens")
     rp.add_argument("--separator", choices=SEPARATORS)
     rp.add_argument("--packing", choices=PACKINGS)
+    rp.add_argument("--missing-context", choices=MISSING_CONTEXT_MODES, dest="missing_context")
     rp.add_argument("--mode", choices=RETRIEVAL_MODES, dest="retrieval_mode")
     rp.add_argument("--templates", dest="templates_path")
     rp.add_argument("--blind", action="store_true", help="blind top-k instead of the pipeline")
@@ -98,7 +105,8 @@ def _ask(args: argparse.Namespace, settings: Any) -> int:
     from core.pipeline import Pipeline
     from core.resources import Resources
 
-    changes = {k: getattr(args, k) for k in ("top_k", "knowledge_budget", "packing") if getattr(args, k)}
+    names = ("top_k", "knowledge_budget", "packing", "missing_context")
+    changes = {k: getattr(args, k) for k in names if getattr(args, k)}
     if changes:
         settings = settings.updated(**changes)
     answer = Pipeline(settings, Resources.open(settings)).ask(args.question, baseline=args.baseline)

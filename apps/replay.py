@@ -14,8 +14,10 @@ from core.types import Turn
 REPLAYABLE = (
     "top_k", "knowledge_budget", "refusal_tau", "refusal_min_overlap", "min_context_tokens", "separator",
     "overflow_extract_tokens", "packing", "pack_candidates", "quarantine",
-    "retrieval_mode", "templates_path", "min_score",
+    "retrieval_mode", "templates_path", "min_score", "missing_context",
 )  # fmt: skip
+# what a trace written before a setting existed ran with (version 3 and earlier: strict refusals)
+LEGACY = {"missing_context": "refuse", "quarantine": "warn"}
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,8 @@ class Comparison:
     def rows(self) -> list[tuple[str, Any, Any]]:
         """Side-by-side headline numbers."""
         keys = (
-            "answer", "refused", "refusal_reason", "query_type", "context_tokens", "prompt_tokens",
+            "answer", "refused", "refusal_reason", "missing_context", "related", "tokens_saved",
+            "query_type", "context_tokens", "prompt_tokens",
             "num_chunks_included", "num_deduped", "num_condensed", "num_summarized", "top_score",
         )  # fmt: skip
         return [(k, self.before.get(k), self.after.get(k)) for k in keys]
@@ -44,7 +47,8 @@ class Comparison:
 
 def replay_settings(base: Settings, trace: dict[str, Any], changes: dict[str, Any]) -> Settings:
     """The settings of the traced run (what it recorded) with the requested changes applied."""
-    recorded = {k: v for k, v in (trace.get("settings") or {}).items() if k in REPLAYABLE}
+    snapshot = {**LEGACY, **(trace.get("settings") or {})}
+    recorded = {k: v for k, v in snapshot.items() if k in REPLAYABLE}
     unknown = set(changes) - set(REPLAYABLE)
     if unknown:
         raise ValueError(f"cannot replay with {', '.join(sorted(unknown))}")

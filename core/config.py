@@ -11,11 +11,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 RetrievalMode = Literal["dense", "lexical", "hybrid"]
-Separator = Literal["blank", "rule", "numbered"]
+Separator = Literal["blank", "rule", "numbered", "space", "newline"]
 Packing = Literal["units", "chunks"]
+# refuse: the exact refusal sentence; related: the related-sources sentence and the best related units
+MissingContext = Literal["refuse", "related"]
 RETRIEVAL_MODES: tuple[str, ...] = get_args(RetrievalMode)
 SEPARATORS: tuple[str, ...] = get_args(Separator)
 PACKINGS: tuple[str, ...] = get_args(Packing)
+MISSING_CONTEXT_MODES: tuple[str, ...] = get_args(MissingContext)
 
 
 class Settings(BaseSettings):
@@ -91,6 +94,9 @@ class Settings(BaseSettings):
     refusal_min_overlap: float = Field(default=0.34, ge=0.0, le=1.0)
     min_context_tokens: int = Field(default=0, ge=0)
     refusal_sentence: str = "I don't know."
+    # what a refused question gets: the exact refusal sentence (no LLM call), or the related-sources
+    # sentence with the best related evidence (with an LLM: the model is asked, told to do the same)
+    missing_context: MissingContext = "refuse"
     answer_min_similarity: float = Field(default=0.25, ge=0.0, le=1.0)
 
     # answer backend
@@ -153,6 +159,7 @@ class Settings(BaseSettings):
             "answer_min_similarity": self.answer_min_similarity,
             "min_score": self.min_score,
             "separator": self.separator,
+            "missing_context": self.missing_context,
             "retrieval_mode": self.retrieval_mode,
             "evidence_order": self.evidence_order,
             "summary_min_score": self.summary_min_score,

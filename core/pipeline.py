@@ -7,6 +7,7 @@ built from those (core/record.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from core.answer.draft import Draft
 from core.answer.extractive import extractive_answer
 from core.answer.grounding import check as grounding_check
 from core.answer.llm import draft_from_reply, llm_answer, make_backend
+from core.answer.related import related_answer
 from core.config import Settings
 from core.context.budget import Context
 from core.errors import BackendError, ContextLensError
@@ -163,32 +165,58 @@ class Pipeline:
         baseline: bool,
         on_token: Callable[[str], None] | None,
     ) -> AnswerStep:
-        """The refusal sentence, the LLM's answer, or the extractive one (also the LLM's fallback)."""
+        """A refused question gets the refusal sentence (no LLM call) or, in related mode, the
+        related answer — from the LLM when there is one (its system prompt says how), else offline;
+        an answered one the LLM's answer or the extractive one (also the LLM's fallback)."""
         t0 = time.perf_counter()
         s = self.settings
+        related = s.missing_context == "related" and not baseline
         fallback, error, called = False, "", False
-        if decision.refused:
-            draft = Draft(s.refusal_sentence, (), True, decision.reason)
+        if decision.refused and (self.backend is None or not related):
+            draft = self.not_answered(q, built, decision.reason)
         elif self.backend is not None:
             called = True
             try:
                 reply = llm_answer(
                     self.backend, built.prompt.as_openai(), s.response_reserve, on_token=on_token
                 )
-                draft = draft_from_reply(reply, s.refusal_sentence)
+                draft = draft_from_reply(reply, s.refusal_sentence, related)
             except BackendError as e:
                 error, fallback = str(e), True
-                draft = self.extract(q, built, baseline)
+                draft = (
+                    self.not_answered(q, built, decision.reason)
+                    if decision.refused
+                    else self.extract(q, built, baseline)
+                )
+            if decision.refused:  # the rule's flag and reason stand, whatever the model said
+                draft = dataclasses.replace(draft, refused=True, reason=decision.reason, related=True)
         else:
             draft = self.extract(q, built, baseline)
             if on_token is not None:
                 on_token(draft.text)
+        # a strict refusal sends nothing: the built prompt is what an LLM call would have cost
+        saved = built.prompt.total_tokens if decision.refused and not related else 0
         ms = (time.perf_counter() - t0) * 1000
-        return AnswerStep(draft, self.backend_name, called, fallback, error, ms)
+        return AnswerStep(draft, self.backend_name, called, fallback, error, ms, saved)
+
+    def not_answered(self, q: QueryStep, built: BuiltPrompt, reason: str) -> Draft:
+        """The refusal as the missing-context mode writes it: the exact sentence, or the related
+        answer from the injected evidence (both refused, with the reason)."""
+        s = self.settings
+        if s.missing_context != "related":
+            return Draft(s.refusal_sentence, (), True, reason)
+        return related_answer(
+            q.question, built.context.included, self.resources.scorer, q.query_type,
+            s.answer_min_similarity, reason,
+        )  # fmt: skip
 
     def extract(self, q: QueryStep, built: BuiltPrompt, baseline: bool) -> Draft:
+        """The extractive answer; in related mode its own refusal becomes the related answer."""
         s = self.settings
-        return extractive_answer(
+        draft = extractive_answer(
             q.question, built.context.included, self.resources.scorer, s.refusal_sentence,
             s.answer_min_similarity, q.query_type, may_refuse=not baseline,
         )  # fmt: skip
+        if draft.refused and s.missing_context == "related":
+            return self.not_answered(q, built, draft.reason)
+        return draft

@@ -43,3 +43,6 @@ class AnswerStep:
     fallback: bool
     backend_error: str
     ms: float
+    # prompt tokens a strict refusal did not send (the built prompt's total; 0 when answered, or in
+    # related mode, where a configured LLM is sent the prompt)
+    tokens_saved: int = 0

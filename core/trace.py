@@ -4,7 +4,10 @@
 those of every trace file written so far (version 1), so old JSONL exports still import; version 2
 adds `decision` (the refusal rule's checks as decided) and the ledger's title and heading path;
 version 3 the unit packing: a `condensed` fate, `units_kept` / `units_total` / `dropped_units` per
-ledger row and `num_condensed`."""
+ledger row and `num_condensed`; version 4 the missing-context mode: `missing_context` (refuse |
+related), `related` (the answer is the related-sources answer, still refused) and `tokens_saved`
+(the prompt tokens a strict refusal did not send: the built prompt's total when the refusal rule
+refused in `refuse` mode, else 0). Records without them read as refuse mode, nothing saved."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from typing import Any, NotRequired, TypedDict
 
 log = logging.getLogger(__name__)
 
-TRACE_VERSION = 3
+TRACE_VERSION = 4
 
 
 class LedgerRow(TypedDict):
@@ -92,6 +95,9 @@ class TraceRecord(TypedDict, total=False):
     refusal_reason: str
     refusal_rule: dict[str, float | int]
     decision: dict[str, Any]
+    missing_context: str  # since version 4: "refuse" | "related"
+    related: bool  # since version 4: the related-sources answer (refused stays True)
+    tokens_saved: int  # since version 4: prompt tokens a strict refusal did not send
     backend: str
     llm_called: bool
     fallback: bool

@@ -59,7 +59,9 @@ def answer_body(trace: dict[str, Any]) -> None:
             icon=":material/cloud_off:",
         )
     if trace.get("refused"):
-        st.warning(f"Refused: {trace.get('refusal_reason') or 'no reason recorded'}", icon=":material/block:")
+        shown = " — not answered from the sources; related sources shown" if trace.get("related") else ""
+        reason = trace.get("refusal_reason") or "no reason recorded"
+        st.warning(f"Refused: {reason}{shown}", icon=":material/block:")
     st.markdown(answer_md(str(trace.get("answer", ""))))
     chips = []
     for c in trace.get("citations") or []:

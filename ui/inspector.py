@@ -12,8 +12,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from apps.replay import Comparison, replay
-from core.config import RETRIEVAL_MODES, SEPARATORS, Settings
+from apps.replay import LEGACY, Comparison, replay
+from core.config import MISSING_CONTEXT_MODES, RETRIEVAL_MODES, SEPARATORS, Settings
 from core.errors import ContextLensError
 from ui import state
 from ui.components import answer_md, highlight, md_escape, one_line, short
@@ -280,6 +280,7 @@ def decision_tab(trace: dict[str, Any]) -> None:
     if refused:
         reason = md_escape(trace.get("refusal_reason") or "no reason recorded")
         lines.append(f":red[:material/block:] **Refused** — {reason}")
+        lines.append(_missing_context_line(trace))
     elif baseline:
         lines.append("**Not refused** — blind top-k run (no refusal rule)")
     else:
@@ -312,6 +313,18 @@ def decision_tab(trace: dict[str, Any]) -> None:
     t2.metric("Budgeting", _ms(trace.get("budgeting_ms")))
     t3.metric("Answer", _ms(trace.get("answer_ms")))
     t4.metric("Total", _ms(trace.get("total_ms")))
+
+
+def _missing_context_line(trace: dict[str, Any]) -> str:
+    """How the refusal was written (traces before version 4: the exact sentence, nothing recorded)."""
+    if trace.get("related"):
+        line = "missing context `related`: the related-sources answer, still counted as a refusal"
+    else:
+        line = f"missing context `{trace.get('missing_context', 'refuse')}`: the exact refusal sentence"
+    saved = trace.get("tokens_saved")
+    if saved:
+        line += f" · {saved:,} prompt tokens not sent (no LLM call)"
+    return line
 
 
 def _ms(value: Any) -> str:
@@ -398,6 +411,12 @@ def whatif_tab(trace: dict[str, Any], key: str, settings: Settings) -> None:
         templates = c6.text_input(
             "Templates file", str(rec.get("templates_path", settings.templates_path)), key=f"{key}-templates"
         )
+        missing = rec.get("missing_context", "refuse")
+        missing_context = st.selectbox(
+            "When the sources lack the answer", MISSING_CONTEXT_MODES,
+            index=MISSING_CONTEXT_MODES.index(missing) if missing in MISSING_CONTEXT_MODES else 0,
+            key=f"{key}-missing",
+        )  # fmt: skip
         blind = st.checkbox("Blind top-k (no budget, dedupe or refusal)", key=f"{key}-blind")
         go = st.form_submit_button("Replay", type="primary", icon=":material/replay:", key=f"{key}-replay")
     if go:
@@ -407,6 +426,7 @@ def whatif_tab(trace: dict[str, Any], key: str, settings: Settings) -> None:
             "refusal_tau": float(tau),
             "separator": separator,
             "retrieval_mode": retrieval,
+            "missing_context": missing_context,
             # a Path always: replay_settings copies without validation and the snapshot holds a str
             "templates_path": Path(templates.strip() or settings.templates_path),
         }
@@ -421,7 +441,7 @@ def whatif_tab(trace: dict[str, Any], key: str, settings: Settings) -> None:
             log.exception("replay failed")
             st.error(f"Replay failed: {one_line(e, state.secrets_of(settings))}")
         else:
-            recorded = {k: rec.get(k) for k in changes}
+            recorded = {k: rec.get(k, LEGACY.get(k)) for k in changes}
             after["replay_changes"] = {
                 k: str(v) if isinstance(v, Path) else v
                 for k, v in changes.items()

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 from pydantic import SecretStr
 
-from core.config import PACKINGS, RETRIEVAL_MODES, SEPARATORS, Settings
+from core.config import MISSING_CONTEXT_MODES, PACKINGS, RETRIEVAL_MODES, SEPARATORS, Settings
 from core.errors import ContextLensError
 from core.trace import iter_traces, to_jsonl
 from ingest.loaders import SUPPORTED
@@ -124,6 +124,12 @@ def retrieval_controls(base: Settings) -> dict[str, Any]:
             "content words appear in one injected chunk.",
         )  # fmt: skip
         min_ctx = _tokens_input("Min context tokens", base, "min_context_tokens", 0, 10)
+        missing = st.selectbox(
+            "When the sources lack the answer", MISSING_CONTEXT_MODES,
+            index=MISSING_CONTEXT_MODES.index(base.missing_context), key="missing_context",
+            help="refuse: exactly the refusal sentence, no LLM call; related: say the sources do not "
+            "cover it and show the most related evidence with citations (still counted as a refusal)",
+        )  # fmt: skip
         separator = st.selectbox(
             "Chunk separator", SEPARATORS, index=SEPARATORS.index(base.separator), key="separator"
         )
@@ -139,6 +145,7 @@ def retrieval_controls(base: Settings) -> dict[str, Any]:
         "refusal_tau": float(tau),
         "refusal_min_overlap": float(min_overlap),
         "min_context_tokens": int(min_ctx),
+        "missing_context": missing,
         "separator": separator,
         "retrieval_mode": mode,
         "templates_path": Path(templates.strip()) if templates.strip() else base.templates_path,

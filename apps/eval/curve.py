@@ -42,7 +42,9 @@ def evidence_curve(
             a = pipe.ask(q.q, baseline=name == "blind", record=False)
             context = a.context.text if a.context is not None else ""
             held += contains_gold(context, q)
-            right += is_correct(a.text, q.gold, q.match, q.q, pipe.settings.refusal_sentence)
+            # a refusal is never right (in related mode its text is not the refusal sentence)
+            refusal = pipe.settings.refusal_sentence
+            right += not a.refused and is_correct(a.text, q.gold, q.match, q.q, refusal)
             tokens += int(a.trace["context_tokens"])
             if tick:
                 tick()

@@ -10,7 +10,9 @@ Answer matching (the same for both setups):
   lower-casing and dropping a plural -s; correct when at least KEYTERM_MIN_RECALL of them appear
   in the answer. If the question repeats every content word, all the reference's content words
   are the key terms.
-An answer equal to the refusal sentence is a refusal, never correct.
+An answer equal to the refusal sentence is a refusal, never correct; so is any answer the
+pipeline flagged refused (in `related` missing-context mode a refusal is the related-sources
+answer, which may quote the gold phrase as related evidence: it still counts as a refusal).
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ class Record:
     gold_rank: int | None = None  # rank of the gold document's first chunk among the retrieved
     strict: bool | None = None  # strict correctness (questions with all/forbid/type labels)
     qtype: str = ""  # the question's labelled type
+    tokens_saved: int = 0  # prompt tokens a strict refusal did not send (trace tokens_saved)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -190,6 +193,11 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
         "mean_context_tokens": _mean([r.context_tokens for r in records], 1),
         # refused questions send no prompt (no LLM call): what an LLM would actually be sent
         "mean_prompt_tokens_sent": _mean([0 if r.refused else r.prompt_tokens for r in records], 1),
+        # per refused question (the rule's or the answerer's), the prompt tokens it did not send:
+        # the built prompt for a strict refusal by the rule, 0 for the answerer's or a related one
+        "tokens_saved_per_refusal": _mean([r.tokens_saved for r in records if r.refused], 1),
+        "tokens_saved_total": sum(r.tokens_saved for r in records),
+        "n_refused": sum(r.refused for r in records),
         "grounding_mean": _mean(ground, 4),
         "grounding_hist": grounding_histogram(ground),
         "n_answered": len(answered),

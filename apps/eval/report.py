@@ -12,8 +12,9 @@ from apps.eval.metrics import GROUNDING_BINS, KEYTERM_MIN_RECALL
 
 HEADER = (
     "Setup                 Acc    FalseRef  Refusal@Unans  Refusal@OOS  Recall@k  p50_ms  p90_ms  mean_tokens"
+    "  saved/refusal"
 )
-_WIDTHS = (22, 7, 10, 15, 13, 10, 8, 8)
+_WIDTHS = (22, 7, 10, 15, 13, 10, 8, 8, 13)
 _COLS = (
     "acc_answerable",
     "false_refusal",
@@ -23,14 +24,20 @@ _COLS = (
     "p50_ms",
     "p90_ms",
     "mean_prompt_tokens",
+    "tokens_saved_per_refusal",
 )
 
 
-def _fmt(value: Any, ms: bool = False) -> str:
+_TOKENS = ("mean_prompt_tokens", "tokens_saved_per_refusal", "mean_prompt_tokens_sent")
+
+
+def _fmt(value: Any, ms: bool = False, tokens: bool = False) -> str:
     if value is None:
         return "—"
     if ms:
         return f"{value:.1f}"
+    if tokens:
+        return f"{value:.0f}"
     if isinstance(value, float) and value <= 1.0:
         return f"{value:.3f}"
     return f"{value:.0f}" if isinstance(value, float) else str(value)
@@ -38,7 +45,7 @@ def _fmt(value: Any, ms: bool = False) -> str:
 
 def table_row(label: str, m: dict[str, Any]) -> str:
     """One line of the console table, aligned under HEADER."""
-    cells = [label[:21]] + [_fmt(m.get(c), ms=c.endswith("_ms")) for c in _COLS]
+    cells = [label[:21]] + [_fmt(m.get(c), ms=c.endswith("_ms"), tokens=c in _TOKENS) for c in _COLS]
     last = cells.pop()
     return "".join(c.ljust(w) for c, w in zip(cells, _WIDTHS, strict=True)) + last
 
@@ -84,13 +91,14 @@ def _n_line(d: dict[str, Any]) -> str:
 
 def _md_table(d: dict[str, Any]) -> list[str]:
     head = ["Setup", "Acc", "FalseRef", "Refusal@Unans", "Refusal@OOS", "Recall@k", "p50_ms", "p90_ms",
-            "mean_tokens", "tokens sent", "grounding", "Recall@5"]  # fmt: skip
+            "mean_tokens", "saved/refusal", "tokens sent", "grounding", "Recall@5"]  # fmt: skip
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for mode, setups in d["modes"].items():
         for setup in ("baseline", "engineered"):
             m = setups[setup]
-            cells = [f"{mode} {setup}"] + [_fmt(m.get(c), ms=c.endswith("_ms")) for c in _COLS]
-            cells += [_fmt(m.get("mean_prompt_tokens_sent")), _fmt(m.get("grounding_mean")),
+            cells = [f"{mode} {setup}"]
+            cells += [_fmt(m.get(c), ms=c.endswith("_ms"), tokens=c in _TOKENS) for c in _COLS]
+            cells += [_fmt(m.get("mean_prompt_tokens_sent"), tokens=True), _fmt(m.get("grounding_mean")),
                       _fmt(m.get("recall_at_5"))]  # fmt: skip
             out.append("| " + " | ".join(cells) + " |")
     return out
@@ -135,7 +143,10 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
             "sentence; Recall@k = the gold document is among the k retrieved chunks' sources; p50/p90_ms = "
             "retrieval + budgeting per question (the query embedding is computed once before both setups and "
             "excluded from both); mean_tokens = the prompt the pipeline assembles (trace prompt_tokens), "
-            "tokens sent = the same with refused questions counted as 0 (no model call); grounding = mean "
+            "tokens sent = the same with refused questions counted as 0 (no model call); saved/refusal = "
+            "the mean, over refused questions, of the prompt tokens a refusal did not send (trace "
+            "tokens_saved: the built prompt's total for a refusal by the rule in refuse mode; 0 for the "
+            "answerer's refusals and in related mode, where an LLM would be sent the prompt); grounding = mean "
             "grounding score of answered questions."
         ),
         "",

@@ -10,6 +10,9 @@ reads those two settings, so the configured-threshold outcome equals a direct ru
 threshold (answer_min_similarity) changes which sentences it picks, so for the sweep the injected
 units are scored once with core.answer.evidence.score_units and the answerer's selection step is
 replayed at each grid value (`pick`, checked against the pipeline's answer on every question).
+With CONTEXTLENS_MISSING_CONTEXT=related a refusal shows the related answer (written by
+core.answer.related on the injected evidence, as the pipeline does) and counts as a refusal; a
+refusal by the rule in refuse mode records the built prompt's tokens as saved.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from apps.eval.metrics import Record, is_correct, is_strictly_correct, keyterm_r
 from core.answer import refusal
 from core.answer.evidence import Evidence, score_units
 from core.answer.extractive import answer_from_scored
+from core.answer.related import related_answer
 from core.config import Settings
 from core.pipeline import Answer, Pipeline
 from core.resources import Models, Resources
@@ -153,16 +157,23 @@ def _record(
     refusal_sentence: str,
     decision: refusal.Decision | None = None,
     bearing: set[str] | None = None,
+    refused_text: str | None = None,
 ) -> Record:
+    """One question's outcome; `decision` is the rule applied afterwards (engineered setup), and
+    refused_text what a refusal shows (the refusal sentence, or in related mode the related answer).
+    A refusal is never correct, whatever its text; a strict refusal saves the prompt's tokens."""
     t = a.trace
     text, refused, reason = a.text, a.refused, a.refusal_reason
     grounding = (t.get("grounding") or {}).get("score")
+    saved = int(t.get("tokens_saved") or 0)
     if decision is not None and decision.refused:
-        text, refused, reason, grounding = refusal_sentence, True, decision.reason, None
-    correct = q.kind == "answerable" and is_correct(text, q.gold, q.match, q.q, refusal_sentence)
+        text, refused, reason, grounding = refused_text or refusal_sentence, True, decision.reason, None
+        saved = int(t["prompt_tokens"]) if refused_text is None else 0
+    answerable = q.kind == "answerable" and not refused
+    correct = answerable and is_correct(text, q.gold, q.match, q.q, refusal_sentence)
     strict = None
     if q.kind == "answerable" and (q.all or q.forbid or q.qtype):
-        strict = is_strictly_correct(text, q.gold, q.all, q.forbid, refusal_sentence)
+        strict = answerable and is_strictly_correct(text, q.gold, q.all, q.forbid, refusal_sentence)
     kt = None
     if q.kind == "answerable" and q.match == "keyterms" and q.gold:
         kt = 0.0 if refused else round(max(keyterm_recall(strip_citations(text), g, q.q) for g in q.gold), 4)
@@ -197,7 +208,21 @@ def _record(
         gold_rank=gold_rank,
         strict=strict,
         qtype=q.qtype or ("" if strict is None else "untyped"),
+        tokens_saved=saved,
     )
+
+
+def _related_text(
+    q: Question, a: Answer, decision: refusal.Decision, res: Resources, s: Settings
+) -> str | None:
+    """What a refusal shows in related mode (the pipeline's own related answer on the injected
+    evidence); None in refuse mode (the refusal sentence)."""
+    if s.missing_context != "related":
+        return None
+    included = a.context.included if a.context is not None else []
+    return related_answer(
+        q.q, included, res.scorer, a.trace["query_type"], s.answer_min_similarity, decision.reason
+    ).text
 
 
 def pick(scored: Evidence, refusal_sentence: str, min_score: float) -> tuple[str, bool]:
@@ -215,7 +240,8 @@ def _answerer_grid(
     s = pipe.settings
     out: dict[float, tuple[bool, bool]] = {}
     if len(grid) == 1 and abs(grid[0] - configured) < 1e-9:
-        ok = q.kind == "answerable" and is_correct(a.text, q.gold, q.match, q.q, s.refusal_sentence)
+        answered = q.kind == "answerable" and not a.refused
+        ok = answered and is_correct(a.text, q.gold, q.match, q.q, s.refusal_sentence)
         return {round(configured, 4): (a.refused, ok)}, True
     included = a.context.included if a.context is not None else []
     scored = score_units(q.q, included, pipe.resources.scorer, a.trace["query_type"])
@@ -223,9 +249,11 @@ def _answerer_grid(
     for ams in grid:
         text, refused = pick(scored, s.refusal_sentence, ams)
         if abs(ams - configured) < 1e-9:
-            same = text == a.text and refused == a.refused
+            # a refusal matches whatever its text (related mode writes the related answer)
+            same = refused == a.refused and (refused or text == a.text)
             text, refused = a.text, a.refused  # the pipeline's own answer is the truth here
-        ok = q.kind == "answerable" and is_correct(text, q.gold, q.match, q.q, s.refusal_sentence)
+        answered = q.kind == "answerable" and not refused
+        ok = answered and is_correct(text, q.gold, q.match, q.q, s.refusal_sentence)
         out[round(ams, 4)] = (refused, ok)
     return out, same
 
@@ -271,7 +299,8 @@ def run_dataset(
             )  # fmt: skip
             bearing = _gold_chunk_ids(q, b.trace)  # both setups retrieve the same chunks for a question
             base_recs.append(_record(q, b, "baseline", mode, configured.refusal_sentence, None, bearing))
-            rec = _record(q, e, "engineered", mode, configured.refusal_sentence, decision, bearing)
+            shown = _related_text(q, e, decision, res, configured) if decision.refused else None
+            rec = _record(q, e, "engineered", mode, configured.refusal_sentence, decision, bearing, shown)
             eng_recs.append(rec)
             by_ams, same = _answerer_grid(pipe, q, e, grid, configured.answer_min_similarity)
             run.sweep.append(

@@ -14,3 +14,4 @@ class Draft:
     refused: bool = False
     reason: str = ""
     best_score: float = 0.0
+    related: bool = False  # the related-sources answer of `related` mode (still a refusal)

@@ -129,6 +129,11 @@ def _stems(text: str) -> set[str]:
     return {w[:5] for w in content_words(text)}
 
 
+def shares_words(x: Scored, question: str) -> bool:
+    """The unit (with its headings) shares a content-word stem with the question."""
+    return bool(_stems(question) & _stems(" ".join((*x.unit.path, x.text))))
+
+
 def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
     """Share of the question's word stems found in each text."""
     q = _stems(question)

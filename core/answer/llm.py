@@ -15,6 +15,7 @@ import openai
 
 from core.answer.citations import cited_labels
 from core.answer.draft import Draft
+from core.answer.related import says_not_in_sources
 from core.errors import BackendError
 
 if TYPE_CHECKING:
@@ -324,11 +325,13 @@ def llm_answer(
 _FENCE_TAG = re.compile(r"</?\s*doc(?:-[0-9a-z]+)?(?:\s[^<>]*)?>", re.I)
 
 
-def draft_from_reply(text: str, refusal_sentence: str) -> Draft:
+def draft_from_reply(text: str, refusal_sentence: str, related: bool = False) -> Draft:
     """The model's reply as a Draft (knowledge fence tags removed): its citations, and whether it
-    said the refusal sentence."""
+    said the refusal sentence (related mode: or opened with the not-in-the-sources clause, which
+    makes it a related answer)."""
     text = re.sub(r"[ \t]{2,}", " ", _FENCE_TAG.sub("", text)).strip()
+    labels = tuple(cited_labels(text))
+    if related and says_not_in_sources(text):
+        return Draft(text, labels, True, "the model said the sources do not contain it", related=True)
     refused = text.rstrip(".").strip().lower() == refusal_sentence.rstrip(".").strip().lower()
-    return Draft(
-        text, tuple(cited_labels(text)), refused, "the model said it does not know" if refused else ""
-    )
+    return Draft(text, labels, refused, "the model said it does not know" if refused else "")

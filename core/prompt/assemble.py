@@ -38,6 +38,13 @@ class Prompt:
     def total_tokens(self) -> int:
         return sum(self.sections.values()) + REPLY_PRIMING
 
+    def carrying(self, host: str, tokens: int) -> Prompt:
+        """The same messages with `tokens` of the host section's count moved to "knowledge": the
+        block rides inside the host message (a template placed {context} there)."""
+        sections = {**self.sections, host: self.sections[host] - tokens}
+        sections["knowledge"] += tokens
+        return Prompt(self.messages, sections)
+
     def as_openai(self) -> list[dict[str, str]]:
         return [m.as_dict() for m in self.messages]
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.answer.refusal import evidence_overlap
+from core.answer.related import RELATED_SENTENCE
 from core.config import Settings
 from core.context.budget import Context
 from core.context.fit import fit_evidence
@@ -38,6 +39,7 @@ class _Fixed:
     procedure: str
     user: str
     tokens: int
+    refusal: str  # what {refusal} stands for: the refusal sentence, or the related-sources sentence
 
 
 class PromptBuilder:
@@ -70,26 +72,61 @@ class PromptBuilder:
             list(history[:left_out]) if not baseline else [], qvec, self.models.scorer, counter,
             min(s.memory_budget, s.prompt_limit - fixed.tokens - history_tokens),
         )  # fmt: skip
-        memory = self.templates.memory_message("\n\n".join(snippets)) if snippets else ""
+        memory = self.templates.memory_message("\n\n".join(snippets), question) if snippets else ""
         memory_tokens = message_tokens(counter, memory) if memory else 0
-        wrapper = message_tokens(counter, self.templates.knowledge_message("", question))
+        wrapper = self._wrapper(question, fixed.refusal)
         room = s.prompt_limit - fixed.tokens - history_tokens - memory_tokens - wrapper
         budget = max(0, min(s.knowledge_budget, room))
         context = fit_evidence(
             candidates, question, query, s, budget, counter, self.models.scorer, baseline, query_type
         )
-        knowledge = self.templates.knowledge_message(context.text, question) if context.text else ""
-        prompt = assemble(counter, fixed.system, fixed.procedure, knowledge, memory, history_msgs, fixed.user)
+        prompt = self._assemble(question, fixed, context.text, memory, history_msgs)
         overlap = evidence_overlap(query, (e.injected_text for e in context.included))
         return BuiltPrompt(context, prompt, snippets, history_msgs, None if baseline else budget, overlap)
 
+    def _wrapper(self, question: str, refusal: str) -> int:
+        """What the knowledge message costs around the block (0 when the block rides inside the
+        system or user message, whose text around {context} is already in the fixed sections)."""
+        if self.templates.context_in != "knowledge":
+            return 0
+        return message_tokens(self.models.counter, self.templates.knowledge_message("", question, refusal))
+
+    def _assemble(
+        self,
+        question: str,
+        fixed: _Fixed,
+        context: str,
+        memory: str,
+        history_msgs: list[tuple[str, str]],
+    ) -> Prompt:
+        """The messages with the block where the templates place it; its tokens are counted in
+        the knowledge section wherever it rides (the host message's own text stays in its section)."""
+        t, counter, host = self.templates, self.models.counter, self.templates.context_in
+        knowledge = t.knowledge_message(context, question, fixed.refusal) if context else ""
+        system, user = fixed.system, fixed.user
+        if context and host == "system":
+            system = t.system_prompt(fixed.refusal, question, context, related=self._related)
+        if context and host == "user":
+            user = t.user_message(question, context, fixed.refusal)
+        prompt = assemble(counter, system, fixed.procedure, knowledge, memory, history_msgs, user)
+        if context and host != "knowledge":
+            bare = fixed.system if host == "system" else fixed.user
+            prompt = prompt.carrying(host, prompt.sections[host] - message_tokens(counter, bare))
+        return prompt
+
+    @property
+    def _related(self) -> bool:
+        return self.settings.missing_context == "related"
+
     def _fixed(self, question: str, query_type: str) -> _Fixed:
-        """The sections that are always sent whole; an error when they alone overflow the window."""
+        """The sections that are always sent whole (an embedded {context} left empty); an error
+        when they alone overflow the window."""
         counter, t = self.models.counter, self.templates
+        refusal = RELATED_SENTENCE if self._related else self.settings.refusal_sentence
         system, procedure, user = (
-            t.system_prompt(self.settings.refusal_sentence),
+            t.system_prompt(refusal, question, related=self._related),
             t.procedure(query_type),
-            t.user_message(question),
+            t.user_message(question, refusal=refusal),
         )
         tokens = (
             message_tokens(counter, system)
@@ -102,4 +139,4 @@ class PromptBuilder:
                 f"The question is too long: the prompt needs {tokens} tokens, the model window "
                 f"leaves {self.settings.prompt_limit}."
             )
-        return _Fixed(system, procedure, user, tokens)
+        return _Fixed(system, procedure, user, tokens, refusal)
