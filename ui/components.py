@@ -6,7 +6,7 @@ import re
 
 from core.shield.links import ADDRESS, plain_links
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$])")
 
 
 def md_escape(text: str) -> str:
