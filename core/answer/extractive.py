@@ -11,6 +11,7 @@ at least two sources. Every claim carries its (source); no source markup reaches
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from core.answer import compose
@@ -34,9 +35,14 @@ def extractive_answer(
     may_refuse: bool = True,
 ) -> Draft:
     """The answer for the query type from the injected units, each claim followed by its (source)."""
-    return answer_from_scored(
+    draft = answer_from_scored(
         score_units(question, entries, scorer, query_type), refusal, min_score, may_refuse
     )
+    held = sum(1 for e in entries if e.included and e.suspicious)
+    if draft.refused and held:  # say why the evidence that was there could not be used
+        note = f"{held} injected passage{'s' if held > 1 else ''} quarantined by the injection shield, not quoted"
+        return dataclasses.replace(draft, reason=f"{draft.reason}; {note}")
+    return draft
 
 
 def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse: bool = True) -> Draft:

@@ -52,3 +52,11 @@ def test_exclude_leaves_a_flagged_chunk_out_with_its_own_fate(tmp_path, resource
     fates = {e.chunk_id: e.fate for e in ctx.ledger}
     assert fates == {"clean": Fate.KEPT, "hostile": Fate.QUARANTINED}
     assert "Boreal" not in ctx.text and WARNING not in ctx.text
+
+
+def test_a_refusal_says_the_evidence_was_quarantined(tmp_path, resources, scorer) -> None:  # noqa: ANN001
+    s = make_settings(tmp_path)
+    question = "What is the list price of the Boreal kettle?"
+    ctx = fit_evidence([cand("hostile", HOSTILE, 0.8)], question, question, s, 700, resources.counter, scorer)
+    answer = extractive_answer(question, ctx.included, scorer, "I don't know.", 0.25)
+    assert answer.refused and "1 injected passage quarantined by the injection shield" in answer.reason
