@@ -21,6 +21,7 @@ from core.text import content_words
 
 KINDS = ("factual", "procedural", "comparison", "off-topic")
 OFF_TOPIC_DEFAULT = "Who painted The Night Watch?"
+_MD_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[A-Z][.)])\s+")
 _HOW_TO = re.compile(r"^how (?:to|do i|do you|can i)\s+(.+?)\??$", re.IGNORECASE)
 _PROCEDURE = re.compile(
@@ -54,6 +55,11 @@ class Overview:
     def titles(self) -> tuple[str, ...]:
         return tuple(d.title for d in self.docs)
 
+    def sample_titles(self, n: int) -> tuple[str, ...]:
+        """Up to n titles, one per category first (the largest categories first), then the rest."""
+        firsts = [next(d.title for d in self.docs if d.category == c) for c, _ in self.categories]
+        return tuple(dict.fromkeys([*firsts, *self.titles]))[:n]
+
 
 @dataclass(frozen=True)
 class Example:
@@ -62,18 +68,23 @@ class Example:
 
 
 def overview(index: Index) -> Overview:
-    """Documents, chunks, categories and each document's title and headings, from the index."""
+    """Documents, chunks, categories and each document's title and headings, from the index (the
+    headings of each chunk's path and those inside its text, in the canonical `#` markup)."""
     meta = index.vectors.metadata()
+    texts = {v.chunk.id: v.chunk.text for v in index.vectors.get(list(meta), with_embeddings=False)}
     docs = []
     for rec in index.manifest.all_files():
-        metas = sorted(
-            (meta[c] for c in rec.chunk_ids if c in meta), key=lambda m: int(m.get("chunk_index") or 0)
+        ids = sorted(
+            (c for c in rec.chunk_ids if c in meta), key=lambda c: int(meta[c].get("chunk_index") or 0)
         )
-        first = metas[0] if metas else {}
+        first = meta[ids[0]] if ids else {}
         title = clean_title(str(first.get("title") or "")) or Path(rec.source).stem.replace("-", " ")
-        headings = dict.fromkeys(
-            h for h in (_last_heading(str(m.get("heading_path") or "")) for m in metas) if h and h != title
-        )
+        found = [
+            _last_heading(h)
+            for c in ids
+            for h in (str(meta[c].get("heading_path") or ""), *_MD_HEADING.findall(texts.get(c, "")))
+        ]
+        headings = dict.fromkeys(h for h in found if h and h.lower() != title.lower())
         docs.append(IndexedDoc(rec.source, str(first.get("category") or ""), title, tuple(headings)))
     cats = Counter(d.category for d in docs if d.category)
     return Overview(len(docs), len(meta), tuple(cats.most_common()), tuple(docs))
