@@ -265,10 +265,11 @@ def conversation_list(slot: Any, base: Settings) -> None:
             return
         with st.container(height=min(40 + 38 * len(convs), 230), border=False, key="conv_list"):
             for c in convs:
-                label = f"{c.title} · {c.turns}"
                 st.button(
-                    label, key=f"conv-{c.id}", width="stretch", type="primary" if c.id == current else "tertiary",
-                    on_click=state.open_conversation, args=(c.id,), help=f"{c.turns} turn(s) · last {c.updated}",
+                    f"{c.title} ({c.turns} turn{'' if c.turns == 1 else 's'})",
+                    key=f"conv-{c.id}", width="stretch", type="secondary" if c.id == current else "tertiary",
+                    icon=":material/chat:" if c.id == current else None,
+                    on_click=state.open_conversation, args=(c.id,), help=f"last question {c.updated[:16].replace('T', ' ')} UTC",
                 )  # fmt: skip
         if current is not None:
             manage_current(base, current, next((c for c in convs if c.id == current), None))

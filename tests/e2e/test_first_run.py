@@ -15,19 +15,15 @@ from streamlit.testing.v1 import AppTest
 from core.config import PROJECT_ROOT, Settings
 from core.conversations import ConversationStore, conversations_path
 from core.onboarding import derived_examples, overview, read_lines
-from tests.e2e.test_app import (  # noqa: F401 - fixtures used by name
-    APP,
-    ZEPHYR,
-    ask,
-    env,
-    metric,
-    sample_app,
-    start,
-    texts,
-    writable_app,
-)
+from tests.e2e import test_app as app_tests
+from tests.e2e.test_app import APP, ZEPHYR, ask, metric, start, texts
 from tests.support.fake_openai import closed_port, fake_openai_server
 from tests.support.stores import index_for, make_settings, resources_for
+
+# the app fixtures of test_app.py (pytest finds fixtures by module attribute)
+env = app_tests.env
+sample_app = app_tests.sample_app
+writable_app = app_tests.writable_app
 
 EXAMPLES = json.loads((PROJECT_ROOT / "data" / "examples.json").read_text())["questions"]
 
