@@ -287,7 +287,11 @@ def manage_current(base: Settings, cid: str, conv: Any) -> None:
                 st.error(one_line(e))
         confirm = st.checkbox("Yes, delete this conversation and its turns", key=f"conv_confirm-{cid}")
         if st.button("Delete", key="conv_delete", icon=":material/delete:", disabled=not confirm):
-            state.conversations(base).delete(cid)
+            try:
+                state.conversations(base).delete(cid)
+            except ContextLensError as e:
+                st.error(one_line(e))
+                return
             state.start_new_conversation()
             st.session_state[state.NOTICE] = f"Deleted the conversation “{conv.title if conv else cid}”."
             st.rerun()
