@@ -88,12 +88,13 @@ def current_conversation() -> str | None:
 
 def sync_conversation(s: Settings) -> None:
     """Show the conversation the URL names: load it when the session does not hold it yet (a
-    reload, a link, the sidebar's list); an unknown id leaves an empty, new conversation."""
+    reload, a link, the sidebar's list); an unknown id leaves an empty, new conversation. A URL
+    naming none keeps the session's (New conversation clears it explicitly)."""
     wanted = st.query_params.get(QUERY_PARAM) or None
     if wanted == current_conversation():
         return
-    if wanted is None:
-        start_new_conversation()
+    if wanted is None:  # back from another page (its link drops the query): keep the conversation
+        st.query_params[QUERY_PARAM] = current_conversation()
         return
     store = conversations(s)
     if store.get(wanted) is None:

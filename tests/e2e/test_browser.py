@@ -166,7 +166,7 @@ def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest
             # 2. open the inspector: the per-section tokens and the ledger are there
             page.get_by_text("Inspector ·").first.click()
             page.get_by_role("tab", name="Tokens").first.click()
-            expect(page.get_by_text("Knowledge context:").first).to_be_visible()
+            expect(page.get_by_text("Knowledge block:").first).to_be_visible()
             page.get_by_role("tab", name="Evidence ledger").first.click()
             expect(page.get_by_text("Text as injected").first).to_be_visible()
             time.sleep(1.5)  # let the data grid paint

@@ -187,6 +187,17 @@ def test_switch_rename_and_delete_from_the_sidebar(writable_app: Settings) -> No
     assert [t["id"] for t in store.turns(second_cid)] == [second["id"]]
 
 
+def test_another_page_and_back_keeps_the_conversation(writable_app: Settings) -> None:
+    at = start()
+    trace = ask(at, "How much does the ArmX2 package cost?")
+    cid = at.query_params["c"]
+    at.switch_page("views/documents.py").run()
+    at.query_params.pop("c", None)  # a page link carries no query
+    at.switch_page("views/chat.py").run()
+    assert not at.exception
+    assert at.query_params["c"] == cid and [t["id"] for t in at.session_state["cl_traces"]] == [trace["id"]]
+
+
 def test_an_unknown_conversation_id_starts_a_new_one(sample_app: Settings) -> None:
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params["c"] = "doesnotexist"
