@@ -110,6 +110,10 @@ class Settings(BaseSettings):
     # evaluation reports shown by the UI's Evaluation page (python -m apps.eval --out)
     eval_dir: Path = Field(default=PROJECT_ROOT / "eval_out")
 
+    # the Chat page's example questions for the sample corpus (used when every source it lists is
+    # indexed; any other corpus gets questions drawn from its titles and headings)
+    examples_path: Path = Field(default=PROJECT_ROOT / "data" / "examples.json")
+
     # traces
     trace_enabled: bool = True
     trace_path: Path = Field(default=PROJECT_ROOT / "data" / "traces.jsonl")

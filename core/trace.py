@@ -170,3 +170,15 @@ def find_trace(path: Path, trace_id: str) -> TraceRecord | None:
 
 def to_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
+
+
+def answered_by(record: Mapping[str, Any]) -> str:
+    """Who wrote the answer, in words: the backend that answered, "extractive (fallback from X:
+    reason)" when the LLM failed, or "refusal rule" when the question was refused without a call."""
+    backend = str(record.get("backend") or "?")
+    if record.get("fallback"):
+        reason = str(record.get("backend_error") or "unknown error")
+        return f"extractive (fallback from {backend}: {reason})"
+    if record.get("refused") and not record.get("llm_called"):
+        return "refusal rule (no answerer called)"
+    return backend

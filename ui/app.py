@@ -12,11 +12,31 @@ from ui.components import one_line
 
 log = logging.getLogger("ui.app")
 VIEWS = Path(__file__).resolve().parent / "views"
+NARROW_PX = 1024  # below this width the sidebar starts collapsed (Streamlit's own "auto" stops at 768)
+# Collapse the sidebar once per browser tab on a narrow window; Streamlit remembers the user's own
+# toggling from then on. A collapsed sidebar still opens from its ">" button.
+NARROW_SCREEN = f"""<script>
+(() => {{
+  if (window.innerWidth >= {NARROW_PX} || sessionStorage.getItem("cl-narrow-sidebar")) return;
+  const collapse = (tries) => {{
+    const bar = document.querySelector('[data-testid="stSidebar"]');
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (bar && (bar.dataset.collapsed === "true" || button)) {{
+      if (bar.dataset.collapsed !== "true") button.click();
+      sessionStorage.setItem("cl-narrow-sidebar", "1");
+      return;
+    }}
+    if (tries > 0) setTimeout(() => collapse(tries - 1), 200);
+  }};
+  collapse(50);
+}})();
+</script>"""
 
 
 def main() -> None:
     """Pages plus the one place where errors become a one-line st.error (never a traceback)."""
     st.set_page_config(page_title="ContextLens", page_icon=":material/manage_search:", layout="wide")
+    st.html(NARROW_SCREEN, unsafe_allow_javascript=True)
     nav = st.navigation(
         [
             st.Page(VIEWS / "chat.py", title="Chat", icon=":material/chat:", default=True),

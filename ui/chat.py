@@ -10,7 +10,8 @@ import streamlit as st
 
 from core.config import Settings
 from core.errors import ContextLensError
-from ui import inspector, sidebar, state
+from core.trace import answered_by
+from ui import inspector, sidebar, state, welcome
 from ui.components import answer_md, chip, md_escape, one_line, short
 
 log = logging.getLogger(__name__)
@@ -25,19 +26,29 @@ def page() -> None:
     """Render the chat page."""
     state.init()
     base = state.base_settings()
-    settings, download_slot = sidebar.render(base)
+    try:
+        state.sync_conversation(base)  # the conversation the URL names (a reload restores it)
+    except ContextLensError as e:
+        st.session_state[state.NOTICE] = f"Conversations are not available: {one_line(e)}"
+    settings, slots = sidebar.render(base)
     st.title("ContextLens", anchor=False)
     st.caption("Ask your documents — and see exactly what the model saw.")
+    notice = st.session_state.pop(state.NOTICE, None)
+    if notice:
+        st.info(notice, icon=":material/info:")
     state.pipeline(settings)  # load the embedder once per process, before a question can be typed
-    question = st.chat_input("Ask about your documents…", key="question")
+    question = st.chat_input("Ask about your documents…", key="question") or state.take_pending()
     if state.index(settings).count() == 0:
         st.info(EMPTY_STORE, icon=":material/upload_file:")
     loaded_traces(settings)
+    if not state.traces() and not question and not st.session_state.get(state.LOADED):
+        welcome.render(settings)
     for trace in state.traces():
         turn(trace, settings)
     if question:
         ask(question, settings)
-    sidebar.download_traces(download_slot)
+    sidebar.download_traces(slots.download)
+    sidebar.conversation_list(slots.conversations, base)  # drawn last: it lists this run's new turn
 
 
 def turn(trace: dict[str, Any], settings: Settings | None, prefix: str = "turn") -> None:
@@ -75,7 +86,7 @@ def answer_body(trace: dict[str, Any]) -> None:
     st.caption(
         f"{trace.get('query_type', '?')} · top score {'—' if top is None else f'{top:.2f}'} · "
         f"{trace.get('context_tokens', 0)} context tokens · {trace.get('num_chunks_included', 0)} chunks · "
-        f"{trace.get('backend', '?')} · {float(trace.get('total_ms') or 0) / 1000:.1f} s"
+        f"answered by {answered_by(trace)} · {float(trace.get('total_ms') or 0) / 1000:.1f} s"
     )
 
 
@@ -103,10 +114,13 @@ def ask(question: str, settings: Settings) -> None:
             st.error(one_line(e, state.secrets_of(settings)))
             return
         trace = answer.trace
-        state.traces().append(trace)
         with out.container(key=f"turn-answer-{trace.get('id')}"):
             answer_body(trace)  # replaces the partial stream (e.g. after a fallback)
         inspector.render(trace, key=f"turn-{trace.get('id')}", settings=settings)
+    try:
+        state.record_turn(settings, trace)  # in the session, then in the conversations file
+    except ContextLensError as e:
+        st.warning(f"This turn is not saved (a reload will lose it): {one_line(e)}", icon=":material/save:")
 
 
 def loaded_traces(settings: Settings) -> None:

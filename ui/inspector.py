@@ -15,6 +15,7 @@ import streamlit as st
 from apps.replay import LEGACY, Comparison, replay
 from core.config import MISSING_CONTEXT_MODES, RETRIEVAL_MODES, SEPARATORS, Settings
 from core.errors import ContextLensError
+from core.trace import answered_by
 from ui import state
 from ui.components import answer_md, highlight, md_escape, one_line, short
 
@@ -69,10 +70,7 @@ def render(trace: dict[str, Any], *, key: str, settings: Settings | None) -> Non
 def prompt_tab(trace: dict[str, Any]) -> None:
     msgs = trace.get("messages") or []
     sections = trace.get("message_sections") or ["?"] * len(msgs)
-    st.caption(
-        f"The exact {len(msgs)} messages sent, in injection order "
-        "(system → procedure → knowledge → memory → history → user)."
-    )
+    st.caption(prompt_caption(trace, len(msgs)))
     for n, (msg, section) in enumerate(zip(msgs, sections, strict=False), 1):
         content = str(msg.get("content", ""))
         st.markdown(f"**{n}. {section}** · role `{msg.get('role', '?')}`")
@@ -81,6 +79,19 @@ def prompt_tab(trace: dict[str, Any]) -> None:
         )
     with st.expander("Copy as JSON (OpenAI `messages`)", icon=":material/data_object:"):
         st.code(json.dumps(msgs, indent=2, ensure_ascii=False), language="json", wrap_lines=True)
+
+
+def prompt_caption(trace: dict[str, Any], n: int) -> str:
+    """What the messages are: sent to the LLM, or (no LLM called) the prompt an LLM would receive."""
+    order = "in injection order (system → procedure → knowledge → memory → history → user)"
+    if trace.get("llm_called"):
+        return f"The exact {n} messages sent to the LLM, {order}."
+    if trace.get("refused"):
+        return f"The prompt an LLM would receive: {n} messages, {order}. Refused, so no model was called."
+    return (
+        f"The prompt an LLM would receive: {n} messages, {order}. Offline mode: no model was called; the "
+        "extractive answerer read the same knowledge block."
+    )
 
 
 # Tokens ------------------------------------------------------------------------------------------
@@ -107,8 +118,13 @@ def tokens_tab(trace: dict[str, Any]) -> None:
     context = int(trace.get("context_tokens") or 0)
     prompt = int(trace.get("prompt_tokens") or 0)
     c1, c2, c3, c4 = st.columns(4)
+    knowledge = int((trace.get("sections") or {}).get("knowledge", 0))
     c1.metric("Prompt", f"{prompt:,}", help=f"of the {limit:,}-token prompt limit (window − reply reserve)")
-    c2.metric("Knowledge context", f"{context:,}", help="tokens of the retrieved-knowledge block")
+    c2.metric(
+        "Knowledge section", f"{knowledge:,}",
+        help=f"the knowledge message as sent (the bar in the chart): the {context:,}-token knowledge block "
+        f"the budget limits, plus {max(0, knowledge - context):,} tokens of the message around it",
+    )  # fmt: skip
     c3.metric("Answer", f"{int(trace.get('answer_tokens') or 0):,}")
     c4.metric("Total", f"{int(trace.get('total_tokens') or 0):,}")
     table = section_table(trace)
@@ -131,10 +147,7 @@ def tokens_tab(trace: dict[str, Any]) -> None:
         layers.append(rule.mark_rule(strokeDash=[4, 3], color="#d9480f").encode(x="x:Q", tooltip=["what"]))
     st.altair_chart(alt.layer(*layers).properties(height=alt.Step(26)), width="stretch")
     if budget:
-        st.progress(
-            min(1.0, context / budget),
-            text=f"Knowledge context: {context:,} of the {budget:,}-token knowledge budget",
-        )
+        st.progress(min(1.0, context / budget), text=knowledge_line(context, budget, knowledge))
     else:
         st.caption("Blind top-k run: no knowledge budget applied.")
     if limit:
@@ -147,6 +160,14 @@ def tokens_tab(trace: dict[str, Any]) -> None:
         width="stretch",
         column_config={"% of prompt limit": st.column_config.NumberColumn(format="%.1f%%")},
     )
+
+
+def knowledge_line(context: int, budget: int, knowledge: int) -> str:
+    """The budget bar's text, naming the chart's knowledge figure too (they differ by the wrapper)."""
+    line = f"Knowledge block: {context:,} of the {budget:,}-token knowledge budget"
+    if knowledge and knowledge != context:
+        line += f" · the knowledge section charted above is {knowledge:,}: the block plus {knowledge - context:,} of message wrapper"
+    return line
 
 
 # Evidence ledger ---------------------------------------------------------------------------------
@@ -187,10 +208,41 @@ def _rank(value: Any) -> str:
 
 
 def styled(table: pd.DataFrame) -> Any:
-    """The ledger with its fate column coloured."""
+    """The ledger with its fate column next to the source (visible without scrolling) and coloured."""
     if table.empty or "fate" not in table:
         return table
-    return table.style.map(lambda fate: FATE_STYLE.get(fate, ""), subset=["fate"])
+    return fate_after_source(table).style.map(lambda fate: FATE_STYLE.get(fate, ""), subset=["fate"])
+
+
+def fate_after_source(table: pd.DataFrame) -> pd.DataFrame:
+    """The same table with the fate column moved right after the source column."""
+    if "fate" not in table or "source" not in table:
+        return table
+    cols = [c for c in table.columns if c != "fate"]
+    cols.insert(cols.index("source") + 1, "fate")
+    return table[cols]
+
+
+def injected_explanation(trace: dict[str, Any]) -> str:
+    """Why "injected" is more than "tokens": each entry's header and fence, and the block's own."""
+    chunks = trace.get("chunks") or []
+    kept = next((c for c in chunks if c.get("fate") == "kept" and c.get("injected_tokens")), None)
+    text = (
+        "**tokens** = the chunk as stored; **injected** = what the knowledge block holds for it: its text "
+        "(cut when summarised, truncated or condensed) plus its header lines (Source, Section, Category, "
+        "Relevance Score) and the `<doc-…>` fence tags around it"
+    )
+    if kept:
+        extra = int(kept["injected_tokens"]) - int(kept.get("tokens") or 0)
+        text += f" — e.g. {short(kept.get('chunk_id'))}: {kept.get('tokens')} + {extra} = {kept['injected_tokens']}"
+    injected = sum(int(c.get("injected_tokens") or 0) for c in chunks)
+    context = int(trace.get("context_tokens") or 0)
+    if injected and context >= injected:
+        text += (
+            f". The block's {context:,} tokens = {injected:,} injected by the entries + "
+            f"{context - injected:,} of its own header and separators."
+        )
+    return text
 
 
 def ledger_tab(trace: dict[str, Any]) -> None:
@@ -204,6 +256,7 @@ def ledger_tab(trace: dict[str, Any]) -> None:
         f"{trace.get('num_condensed', 0)} condensed · {trace.get('num_summarized', 0)} summarised · "
         f"{trace.get('num_truncated', 0)} truncated · {trace.get('num_suspicious', 0)} suspicious"
     )
+    st.caption(injected_explanation(trace))
     st.dataframe(
         styled(ledger_table(chunks)),
         hide_index=True,
@@ -215,8 +268,10 @@ def ledger_tab(trace: dict[str, Any]) -> None:
             "score": st.column_config.ProgressColumn(
                 format="%.3f", min_value=0.0, max_value=1.0, width=95, help="dense cosine similarity"
             ),
-            "tokens": st.column_config.NumberColumn(width=55, help="tokens of the stored chunk"),
-            "injected tokens": st.column_config.NumberColumn("injected", width=60, help="tokens as injected"),
+            "tokens": st.column_config.NumberColumn(width=55, help="tokens of the chunk as stored"),
+            "injected tokens": st.column_config.NumberColumn(
+                "injected", width=60, help="tokens as injected: its text plus its header lines and fence tags"
+            ),
             "fate": st.column_config.TextColumn(width=105),
             "units": st.column_config.TextColumn(
                 width=60, help="evidence units injected of the chunk's units (unit packing)"
@@ -298,8 +353,7 @@ def decision_tab(trace: dict[str, Any]) -> None:
     else:
         lines.append(":material/edit_note: query used as asked (no rewrite)")
     lines.append(
-        f"backend `{trace.get('backend', '?')}` · LLM called: {'yes' if trace.get('llm_called') else 'no'}"
-        + (" · **fell back to extractive**" if trace.get("fallback") else "")
+        f"answered by **{md_escape(answered_by(trace))}** · LLM called: {'yes' if trace.get('llm_called') else 'no'}"
         + f" · retrieval `{trace.get('retrieval_mode', '?')}` · setup `{trace.get('setup', '?')}`"
     )
     if trace.get("history_turns"):
@@ -448,7 +502,10 @@ def whatif_tab(trace: dict[str, Any], key: str, settings: Settings) -> None:
                 if str(v) != str(recorded[k])
             }
             after["replay_blind"] = blind
-            state.replays(str(trace.get("id"))).append(after)
+            try:
+                state.record_replay(settings, str(trace.get("id")), after)
+            except ContextLensError as e:
+                st.warning(f"This replay is not saved (a reload will lose it): {one_line(e)}")
     runs = state.replays(str(trace.get("id")))
     if runs:
         comparison(trace, runs[-1], len(runs))
@@ -478,10 +535,10 @@ def comparison(before: dict[str, Any], after: dict[str, Any], n_runs: int = 1) -
             table = ledger_table(rec.get("chunks") or [])
             if not table.empty:
                 st.dataframe(
-                    styled(table[["source", "chunk", "score", "injected tokens", "fate"]]), hide_index=True
+                    styled(table[["source", "fate", "chunk", "score", "injected tokens"]]), hide_index=True
                 )
     fates = [
-        {"chunk": short(cid), "source": src, "before": b or "—", "after": a or "—"}
+        {"source": src, "before": b or "—", "after": a or "—", "chunk": short(cid)}
         for cid, src, b, a in comp.fates()
         if b != a
     ]

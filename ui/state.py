@@ -1,17 +1,22 @@
 """Per-session state (the conversation's traces, replays, uploads) and per-process resources.
 
 Session state holds only trace dicts and small bookkeeping: never Settings objects, never the key.
+The conversation itself is durable: its turns and replays are written to the store folder's
+conversations file (core/conversations.py) as they happen, the URL carries its id (`?c=`), and a
+session whose URL names a conversation loads it from there (a reload, a second tab, a shared link).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from core.config import Settings, load_settings
+from core.conversations import ConversationStore, conversations_path, title_of
 from core.index import Index
 from core.pipeline import Pipeline
 from core.resources import Models, Resources
@@ -22,6 +27,10 @@ REPLAYS = "cl_replays"  # trace id -> list of replay trace records (newest last)
 UPLOADED = "cl_uploaded_ids"  # file ids of the upload box already processed
 UPLOAD_REPORT = "cl_upload_report"  # the last upload's report (SyncReport.as_dict())
 LOADED = "cl_loaded"  # {"file_id", "name", "records"} of an opened traces file
+CONVERSATION = "cl_conversation"  # the id of the conversation this session shows (None: a new one)
+PENDING = "cl_pending_question"  # an example question clicked, asked on the next run
+NOTICE = "cl_conversation_notice"  # a one-time line about the conversation (not found, deleted…)
+QUERY_PARAM = "c"  # ?c=<conversation id>
 
 
 def init() -> None:
@@ -31,6 +40,7 @@ def init() -> None:
     st.session_state.setdefault(UPLOADED, [])
     st.session_state.setdefault(UPLOAD_REPORT, None)
     st.session_state.setdefault(LOADED, None)
+    st.session_state.setdefault(CONVERSATION, None)
 
 
 def traces() -> list[dict[str, Any]]:
@@ -57,6 +67,85 @@ def session_records() -> list[dict[str, Any]]:
 def clear_conversation() -> None:
     st.session_state[TRACES] = []
     st.session_state[REPLAYS] = {}
+
+
+# durable conversations ---------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _conversation_store(path: str) -> ConversationStore:
+    return ConversationStore(Path(path))
+
+
+def conversations(s: Settings) -> ConversationStore:
+    """The store folder's conversations file (one object per process; connections per call)."""
+    return _conversation_store(str(conversations_path(s)))
+
+
+def current_conversation() -> str | None:
+    return st.session_state.get(CONVERSATION)
+
+
+def sync_conversation(s: Settings) -> None:
+    """Show the conversation the URL names: load it when the session does not hold it yet (a
+    reload, a link, the sidebar's list); an unknown id leaves an empty, new conversation. A URL
+    naming none keeps the session's (New conversation clears it explicitly)."""
+    wanted = st.query_params.get(QUERY_PARAM) or None
+    if wanted == current_conversation():
+        return
+    if wanted is None:  # back from another page (its link drops the query): keep the conversation
+        st.query_params[QUERY_PARAM] = current_conversation()
+        return
+    store = conversations(s)
+    if store.get(wanted) is None:
+        start_new_conversation()
+        st.session_state[NOTICE] = "That conversation no longer exists; this is a new one."
+        return
+    st.session_state[CONVERSATION] = wanted
+    st.session_state[TRACES] = store.turns(wanted)
+    st.session_state[REPLAYS] = store.replays(wanted)
+
+
+def open_conversation(conversation_id: str) -> None:
+    """Switch to a stored conversation (loaded by sync_conversation on the next run)."""
+    st.query_params[QUERY_PARAM] = conversation_id
+
+
+def start_new_conversation() -> None:
+    """An empty conversation; it is stored when its first question is answered."""
+    st.session_state[CONVERSATION] = None
+    clear_conversation()
+    if QUERY_PARAM in st.query_params:
+        del st.query_params[QUERY_PARAM]
+
+
+def record_turn(s: Settings, trace: dict[str, Any]) -> None:
+    """Keep an answered turn: in the session at once, then in the conversations file (a new
+    conversation is created on its first turn, titled by its question, and named in the URL)."""
+    traces().append(trace)
+    cid = current_conversation()
+    store = conversations(s)
+    if cid is None or store.get(cid) is None:
+        cid = store.create(title_of(str(trace.get("question", "")))).id
+        st.session_state[CONVERSATION] = cid
+        st.query_params[QUERY_PARAM] = cid
+    store.add_turn(cid, trace)
+
+
+def record_replay(s: Settings, trace_id: str, after: dict[str, Any]) -> None:
+    replays(trace_id).append(after)
+    cid = current_conversation()
+    if cid is not None and any(t.get("id") == trace_id for t in traces()):  # not a read-only file's turn
+        conversations(s).add_replay(cid, trace_id, after)
+
+
+def ask_example(question: str) -> None:
+    """on_click of an example question: ask it on this run."""
+    st.session_state[PENDING] = question
+
+
+def take_pending() -> str | None:
+    return st.session_state.pop(PENDING, None)
 
 
 # per-process resources ---------------------------------------------------------------------------

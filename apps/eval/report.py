@@ -104,6 +104,41 @@ def _md_table(d: dict[str, Any]) -> list[str]:
     return out
 
 
+HEADLINE = (  # (report metric, column title) of the baseline-vs-engineered table, in order
+    ("acc_answerable", "accuracy"),
+    ("false_refusal", "false refusals"),
+    ("refusal_unanswerable", "refused unanswerable"),
+    ("refusal_oos", "refused off-topic"),
+    ("recall_at_k", "recall@k"),
+    ("grounding_mean", "grounding"),
+    ("mean_prompt_tokens", "mean prompt tokens"),
+    ("p50_ms", "p50 ms"),
+    ("p90_ms", "p90 ms"),
+)
+
+
+def headline_rows(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Per dataset, its baseline and engineered rows (per retrieval mode) with the headline
+    metrics: what the Evaluation page shows first. Values are as measured (None: not measured)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, d in (report.get("datasets") or {}).items():
+        rows = []
+        for mode, setups in (d.get("modes") or {}).items():
+            for setup in ("baseline", "engineered"):
+                m = setups.get(setup) or {}
+                rows.append({"setup": f"{mode} {setup}", **{title: m.get(key) for key, title in HEADLINE}})
+        out[name] = rows
+    return out
+
+
+def counts_line(d: dict[str, Any]) -> str:
+    """ "n answerable, n unanswerable, n out-of-scope" of a dataset's entry in report.json."""
+    try:
+        return _n_line(d)
+    except (KeyError, TypeError):
+        return ""
+
+
 def write_json(path: Path, report: dict[str, Any]) -> None:
     """report.json (UTF-8, indented)."""
     path.write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str), encoding="utf-8")

@@ -75,6 +75,9 @@ def server(tmp_path: Path, sample_copy: Settings, app_env: dict[str, str]) -> It
         CONTEXTLENS_TRACE_PATH=str(tmp_path / "traces.jsonl"),
         CONTEXTLENS_EVAL_DIR=str(tmp_path / "eval_out"),
         HF_HUB_OFFLINE="1",
+        # the app's packages from this checkout (cwd is tmp_path, and an editable install of
+        # another checkout would otherwise win)
+        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
     )
     env.update(app_env)
     cmd = [
@@ -170,7 +173,7 @@ def test_ask_inspect_upload_and_cite(server: str, tmp_path: Path, capsys: pytest
             # 2. open the inspector: the per-section tokens and the ledger are there
             page.get_by_text("Inspector ·").first.click()
             page.get_by_role("tab", name="Tokens").first.click()
-            expect(page.get_by_text("Knowledge context:").first).to_be_visible()
+            expect(page.get_by_text("Knowledge block:").first).to_be_visible()
             page.get_by_role("tab", name="Evidence ledger").first.click()
             expect(page.get_by_text("Text as injected").first).to_be_visible()
             time.sleep(1.5)  # let the data grid paint
@@ -256,6 +259,94 @@ def test_answers_are_structured_and_about_the_model_asked(server: str) -> None:
             expect(bullets.filter(has_text="ArmX2")).to_contain_text("850 mm")
             expect(bullets.filter(has_text="ArmX3")).to_contain_text("1,300 mm")
             expect(compare).not_to_contain_text("|")
+            assert page.locator("[data-testid='stException']").count() == 0
+        finally:
+            browser.close()
+
+
+def _save_screenshot(page: object, tmp_path: Path, name: str, full_page: bool = False) -> None:
+    """A screenshot kept with the test's files, and copied to CONTEXTLENS_SCREENSHOT_DIR when set
+    (`CONTEXTLENS_SCREENSHOT_DIR=docs` re-takes the README's pictures)."""
+    shot = tmp_path / name
+    page.screenshot(path=str(shot), full_page=full_page)  # type: ignore[attr-defined]
+    target = os.environ.get("CONTEXTLENS_SCREENSHOT_DIR")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, Path(target) / name)
+
+
+def test_first_run_example_question_reload_and_narrow_screen(server: str, tmp_path: Path) -> None:
+    """A new user: the first screen says what is indexed, an example question asks, the answer
+    has its inspector, a reload brings the conversation back, and 800 px is usable."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            wide = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = wide.new_page()
+            page.goto(server)
+            welcome = page.locator(".st-key-welcome")
+            welcome.wait_for(state="visible", timeout=STARTUP_S * 1000)
+            expect(welcome).to_contain_text("22 documents")
+            expect(welcome).to_contain_text("Northwind ArmX2 Collaborative Robot Arm")
+            expect(welcome.locator("[data-testid='stButton']")).to_have_count(4)
+            expect(page.locator("[data-testid='stSidebar']")).to_have_attribute("data-collapsed", "false")
+            _save_screenshot(page, tmp_path, "first-run.png")
+
+            # 1. click an example question: the answer and its inspector
+            welcome.get_by_role("button", name="What is the rated payload of the ArmX2?").click()
+            answers = page.locator("[class*='st-key-turn-answer-']")
+            expect(answers).to_have_count(1, timeout=ANSWER_MS)
+            expect(answers.first).to_contain_text("5 kg")
+            expect(answers.first).to_contain_text("products/arm-x2.md")
+            expect(page.locator(".st-key-welcome")).to_have_count(0)
+            page.get_by_text("Inspector ·").first.click()
+            page.get_by_role("tab", name="Tokens").first.click()
+            expect(page.get_by_text("Knowledge block:").first).to_be_visible()
+            page.wait_for_url("**/?c=*")
+            url = page.url
+
+            # 2. a second turn, then a reload: both turns and their inspectors are back
+            _ask_nth(page, "Compare the ArmX2 and the ArmX3 in payload and reach", 2)
+            expect(page.get_by_text("Inspector ·")).to_have_count(2)
+            page.reload()
+            restored = page.locator("[class*='st-key-turn-answer-']")
+            expect(restored).to_have_count(2, timeout=ANSWER_MS)
+            expect(restored.nth(0)).to_contain_text("5 kg")
+            expect(restored.nth(1)).to_contain_text("1,300 mm")
+            expect(page.get_by_text("Inspector ·")).to_have_count(2)
+            assert page.url == url
+            page.get_by_text("Inspector ·").first.click()
+            page.get_by_role("tab", name="Evidence ledger").first.click()
+            expect(page.get_by_text("Text as injected").first).to_be_visible()
+            time.sleep(1.5)  # let the data grid paint
+            _scroll_to_top_of(page.locator("[data-testid='stChatMessage']").first)
+            _save_screenshot(page, tmp_path, "screenshot.png")
+
+            # 3. the same conversation at 800 px: the sidebar starts collapsed, the tabs are reachable
+            narrow = browser.new_context(viewport={"width": 800, "height": 1000})
+            small = narrow.new_page()
+            small.goto(url)
+            expect(small.locator("[class*='st-key-turn-answer-']")).to_have_count(2, timeout=STARTUP_S * 1000)
+            expect(small.locator("[data-testid='stSidebar']")).to_have_attribute("data-collapsed", "true")
+            small.get_by_text("Inspector ·").first.click()
+            tabs = small.get_by_role("tab")
+            for n in range(6):
+                box = tabs.nth(n).bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 800, (n, box)
+            small.get_by_role("tab", name="Evidence ledger").first.click()
+            grid = small.locator("[data-testid='stDataFrame']:visible").first
+            expect(grid).to_be_visible()
+            box = grid.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 800  # the table scrolls inside the page
+            time.sleep(1.5)
+            _scroll_to_top_of(small.locator("[data-testid='stChatMessage']").nth(0))
+            small.mouse.move(400, 500)
+            small.mouse.wheel(0, -90)  # out from under the sticky header
+            time.sleep(0.5)
+            _save_screenshot(small, tmp_path, "narrow-800.png")
+            assert small.locator("[data-testid='stException']").count() == 0
             assert page.locator("[data-testid='stException']").count() == 0
         finally:
             browser.close()
