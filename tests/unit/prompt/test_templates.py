@@ -35,7 +35,7 @@ def test_question_and_context_fill_every_template(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("host", ["system", "user"])
 def test_context_in_the_system_or_user_template(tmp_path: Path, host: str) -> None:
-    entries = {"knowledge": "", host: f"Use this:\n{{context}}\nfor {{question}}"}
+    entries = {"knowledge": "", host: "Use this:\n{context}\nfor {question}"}
     t = load_templates(write(tmp_path, **entries))
     assert t.context_in == host
     assert t.knowledge_message("[K]", "Why?") == ""  # no separate knowledge message
