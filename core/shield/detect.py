@@ -65,6 +65,17 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         rf"\b{IGNORE}\s{{1,5}}{EVERYTHING_BEFORE}",
         rf"\b{IGNORE}\b[^.!?\n]{{0,30}}?\b{INSTRUCTIONS}\s{{1,5}}(?:that\s{{1,5}})?you(?:'ve|\s{{1,5}}were|\s{{1,5}}have\s{{1,5}}been)"
         r"\s{1,5}(?:given|told|taught|provided)\b",
+        r"\b(?:guidance|instructions?|rules|directives?|prompts?|configuration|guidelines)\s{1,5}(?:that\s{1,5})?you\s{1,5}"
+        r"(?:were|have\s{1,5}been|'ve\s{1,5}been)\s{1,5}(?:handed|given|told|provided|issued|set\s{1,5}up\s{1,5}with)\b"
+        r"[^.!?\n]{0,60}?\b(?:has|have|is|are)\s{1,5}(?:been\s{1,5})?(?:retired|revoked|cancel+ed|withdrawn|replaced|"
+        r"superseded|suspended|deprioriti[sz]ed|lifted|disabled|void|obsolete|no\s{1,5}longer)",
+        rf"\b{IGNORE}\b[^.!?\n]{{0,25}}?\b(?:search\s{{1,5}}results|retrieved\s{{1,5}}\w+|retrieval\s{{1,5}}results|the\s{{1,5}}"
+        r"context|provided\s{1,5}(?:context|documents|passages))\b",
+        r"\bno\s{1,5}(?:memory|recollection|knowledge)\s{1,5}of\s{1,5}(?:your|its|the)\s{1,5}(?:old\s{1,5}|previous\s{1,5}|"
+        r"original\s{1,5}|prior\s{1,5})?(?:instructions|rules|prompt|guidelines|programming)\b",
+        r"\b(?:the|this)\s{1,5}model\s{1,5}(?:must|should|shall|is\s{1,5}to|will\s{1,5}now)\s{1,5}(?:now\s{1,5})?"
+        rf"(?:{IGNORE}|inform\s{{1,5}}(?:users|customers|the\s{{1,5}}user)|tell\s{{1,5}}(?:users|customers|the\s{{1,5}}user)|"
+        r"respond|reply|answer\s{1,5}(?:every|all|any))\b",
         r"\bset\s{1,5}(?:all\s{1,5}(?:of\s{1,5})?)?(?:those|these|them|your\s{1,5}rules|the\s{1,5}rules|your\s{1,5}instructions)"
         r"\s{1,5}aside\b",
         r"\b(?:previous|prior|earlier|original|initial|system)\s{1,5}(?:instructions|prompt)\s{1,5}(?:are|is|were|have been)"
@@ -106,13 +117,19 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(?:pretend|imagine)\s{1,5}(?:to\s{1,5}be|you\s{1,5}are|you're|that\s{1,5}you)\b",
         rf"\byou\s{{1,5}}are\s{{1,5}}(?:now|no\s{{1,5}}longer)\s{{1,5}}(?:[\w'-]{{1,30}}\s{{1,3}}){{1,5}}?(?:{MODEL}|assistant|agent|"
         r"mascot|persona|character)s?\b",
-        r"\byou\s{1,5}are\s{1,5}now\s{1,5}(?-i:[A-Z][\w-]{1,30})\s{0,3}[,.;:]",
+        r"\byou\s{1,5}are\s{1,5}now\s{1,5}(?-i:[A-Z][\w-]{1,30})(?:\s{1,3}[\w-]{1,20}){0,3}\s{0,3}[,.;:]",
         r"\b(?:from\s{1,5}now\s{1,5}on|from\s{1,5}(?:this|that|the\s{1,5}next)\s{1,5}(?:message|point|moment|reply|turn)\s{1,5}"
         r"(?:on|onwards?|forward)|henceforth|starting\s{1,5}now),?\s{1,5}(?:you\s{1,5}are\s{1,5}(?-i:[A-Z])|act|respond|"
         r"answer|pretend|behave|reply|speak|talk|play|roleplay)\b",
+        r"\byou\s{1,5}are\s{1,5}(?:now\s{1,5})?(?-i:[A-Z][a-z]+[A-Z][\w-]{0,30})\b",
+        r"\b(?:switch|put|enter|enable|activate|turn\s{1,5}on|unlock)\s{1,5}(?:you|yourself)\b[^.!?\n]{0,20}\b(?:developer|god|dan|"
+        r"jailbreak|debug|admin)\s{1,5}mode\b",
+        r"\bin\s{1,5}(?:developer|god|dan|jailbreak)\s{1,5}mode,?\s{1,5}you\b",
+        rf"\b(?:an?\s{{1,5}})?(?:{MODEL}|assistant|model|character|persona|version\s{{1,5}}of\s{{1,5}}you)\s{{1,5}}(?:with|that\s{{1,5}}has)"
+        r"\s{1,5}(?:no|zero)\s{1,5}(?:content\s{1,5})?(?:rules|restrictions|limits|limitations|filters|guardrails|guidelines)\b",
         r"\bact\s{1,5}as\s{1,5}(?-i:[A-Z][\w-]{1,30})(?:\s{1,3}(?-i:[A-Z][\w-]{1,30}))?\s{0,3}[,.;:]",
         rf"\b(?:unfiltered|unrestricted|uncensored|jailbroken|unchained|unbound)\s{{1,5}}(?:{MODEL}|assistant|model|version|"
-        r"mode|persona)s?\b",
+        r"mode|persona|mascot|character|bot)s?\b",
         r"\brole-?\s{0,3}play\s{1,5}as\b|\bstay\s{1,5}in\s{1,5}character\b|\bdo\s{1,5}anything\s{1,5}now\b",
         r"\b(?:god|jailbreak|dan|unrestricted|unfiltered|uncensored|evil)\s{1,5}mode\b",
         r"\byou\s{1,5}have\s{1,5}been\s{1,5}(?:freed|jailbroken|unlocked|reprogrammed|updated\s{1,5}to)\b",
@@ -145,6 +162,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         rf"\b{AUTHORITY}[\s_-]{{1,3}}(?:directive|override|command|mandate)s?\b",
         r"\b(?:system|operator|developer|root|sudo|kernel|master|priority|override)[\s_-]{1,3}instructions?\b",
         r"^[ \t]{0,12}relevance\s{1,5}score\s{0,5}:",
+        r"\b(?:the\s{1,5})?(?:retrieval|search|context|document|knowledge)\s{1,5}(?:step|phase|stage|section|block)\s{1,5}"
+        r"(?:has\s{1,5})?(?:finished|ended|completed|is\s{1,5}(?:over|complete|finished))\b",
         # the answer's citation syntax, a bare "(path/file.ext)", lends a claim a source it does not have
         r"\(\s{0,5}[\w./-]{1,200}\.(?:md|markdown|txt|pdf|html?)(?:\s{1,5}p\.\s?\d+)?\s{0,5}\)",
         r"</?\s{0,5}doc-[0-9a-f]*",
@@ -183,6 +202,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"results|excerpts)\s{1,5}(?:are|is)\s{1,5}(?:outdated|wrong|incorrect|obsolete|invalid|fake|superseded)\b",
     ),
     "asks to decode and follow": _rx(
+        r"\b(?:read|reverse|flip)\w*\s{1,5}(?:it\s{1,5}|this\s{1,5})?(?:backwards?|in\s{1,5}reverse|right[\s-]to[\s-]left)\b"
+        r"[^\n]{0,40}?\b(?:and|then)\s{1,5}(?:comply|follow|obey|execute|do\s{1,5}(?:it|as))",
         r"\b(?:decode|decrypt|deobfuscate|unscramble|reverse|rot-?13|base-?64|decipher|entschlüssel\w*|dekodier\w*|"
         r"decodifica\w*|descifra\w*|décode\w*|déchiffre\w*|decifra\w*)\b[^\n]{0,80}?\b(?:follow|obey|execute|carry\s{1,5}out|"
         r"apply|act\s{1,5}on|comply|perform|implement|do\s{1,5}(?:what|as)\s{1,5}it\s{1,5}says|befolge\w*|folge|ausführ\w*|"
@@ -195,6 +216,10 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"(?:instructions?|text|message|commands?)\b",
     ),
     "sends the conversation elsewhere": _rx(
+        r"\b(?:replac|substitut|fill)\w*\s{1,5}(?:in\s{1,5})?(?-i:[A-Z][A-Z_]{3,})\s{1,5}(?:with|by)\b[^.!?\n]{0,60}\b(?:message|"
+        r"question|conversation|chat|query|input|name|e-?mail|history|recap|transcript)",
+        r"https?://[^\s]{0,200}[?&][\w-]{1,20}=[^\s]{0,20}\s{0,3}(?:followed\s{1,5}by|plus|\+|and\s{1,5}then|with)\b[^.!?\n]{0,40}"
+        r"\b(?:conversation|chat|transcript|history|question|message|names?|e-?mail)",
         r"!\[[^\]\n]{0,200}\]\(\s{0,5}(?:https?:)?//[^)\s]{0,300}?(?:\?|\{|%7b|<|\$)",
         r"(?:https?:)?//[^\s)]{0,300}?(?:\{[^}\s]{1,40}\}|%7b|\[[a-z_ ]{2,30}\]|<[a-z_ ]{2,30}>|\$\{?\w{2,30}|"
         r"[=/](?-i:[A-Z]{2,}_[A-Z_]{2,}|INSERT\w*|QUESTION|QUERY|CHAT|CONVERSATION|HISTORY|SECRET|PROMPT|MESSAGE|INPUT)\b)",
@@ -218,6 +243,10 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(?:repeat|print|output|recite|reveal|show|copy|echo|dump|write\s{1,5}out)\s{1,5}(?:back\s{1,5})?(?:all\s{1,5}"
         r"(?:of\s{1,5})?)?(?:the\s{1,5})?(?:words|text|everything|instructions|messages?|content|prompt)\s{1,5}(?:above|before|"
         r"preceding|so\s{1,5}far)\b",
+        r"\b(?:repeat|print|output|recite|reveal|show|copy|echo|dump)\s{1,5}(?:all\s{1,5})?(?:the\s{1,5})?(?:text|words|"
+        r"everything|content|instructions)\b[^.!?\n]{0,25}?\b(?:above|before)\s{1,5}(?:the\s{1,5})?(?:retrieved|search|"
+        r"documents|passages|context|this)",
+        r"\bstarting\s{1,5}(?:from|with)\s{1,5}(?:the\s{1,5})?(?:words?|phrase)?\s{0,5}[\"'\u201c\u2018]?you\s{1,5}are\b",
         r"\beverything\s{1,5}(?:your|the)\s{1,5}(?:operator|developer|creator|system|admin|owner)s?\s{1,5}(?:told|gave|"
         r"instructed|said|wrote)\b",
     ),
@@ -255,6 +284,8 @@ _BASE64 = re.compile(
     r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,4096}(?:[ \n][A-Za-z0-9+/]{16,4096}){0,64}={0,2}(?![A-Za-z0-9+/=])"
 )
 _ROT13 = re.compile(r"\brot[\s-]?13\b", re.IGNORECASE)
+_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[ :]?){16,2048}(?![0-9A-Fa-f])")
+_REVERSED = re.compile(r"\b(?:backwards?|reversed?|in\s+reverse|right[\s-]to[\s-]left)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:never|not|n't|no\s+one|nobody)\b[^.!?\n]{0,12}$", re.IGNORECASE)
 
 
@@ -262,16 +293,18 @@ _NEGATED = re.compile(r"\b(?:never|not|n't|no\s+one|nobody)\b[^.!?\n]{0,12}$", r
 # "CORRECTION FOR AI CHAT TOOLS:", "Chat assistant instructions (…):"), whose paragraph then gives an order
 _VOCATIVE = re.compile(
     rf"(?:^|[.!?:;(\n]\s{{0,3}})[\W_]{{0,3}}(?:(?:hi|hey|hello|dear|attention|attn|psst|ok|okay|yo)\b[^.!?\n]{{0,25}}?\s"
-    rf"(?:[\w-]{{1,20}}\s{{1,3}})?\b{ADDRESSEE}s?\b\s{{0,3}}[\u2014\u2013-]|"
-    rf"(?:[\w-]{{1,20}}\s{{1,3}})?\b{ADDRESSEE}s?\b\s{{0,3}}(?:[,:!]|please\s{{1,5}}note\b|take\s{{1,5}}note\b|"
+    rf"(?:[\w-]{{1,20}}\s{{1,3}})?\b(?:{ADDRESSEE}|models?)s?\b\s{{0,3}}[\u2014\u2013!,:-]|"
+    rf"(?:[\w-]{{1,20}}\s{{1,3}})?\b{ADDRESSEE}s?\b(?:\s{{1,3}}(?:reading|answering|processing|summari[sz]ing|using|handling|"
+    rf"parsing|indexing|working)\b[^.!?\n:]{{0,60}})?\s{{0,3}}(?:[,:!]|please\s{{1,5}}note\b|take\s{{1,5}}note\b|"
     rf"(?:instructions?|notes?|notice|directive|guidelines|rules|only|update)\b[^.!?\n:]{{0,40}}:))"
-    rf"|\b(?:for|to|para|pour|für|an|per)\s{{1,5}}(?:the\s{{1,5}}|all\s{{1,5}}|any\s{{1,5}}|every\s{{1,5}}|el\s{{1,5}}|la\s{{1,5}}|"
+    rf"|\b(?:for|to|para|pour|für|an|per|à\s{{1,5}}l'intention\s{{1,5}}d[eu]|a\s{{1,5}}la\s{{1,5}}atención\s{{1,5}}de)\s{{1,5}}(?:the\s{{1,5}}|all\s{{1,5}}|any\s{{1,5}}|every\s{{1,5}}|el\s{{1,5}}|la\s{{1,5}}|"
     rf"le\s{{1,5}}|l'|die\s{{1,5}}|den\s{{1,5}}|il\s{{1,5}})?{ADDRESSEE}s?\b[^.!?\n:]{{0,30}}:",
     _F,
 )
 _DIRECTIVE = re.compile(
     rf"(?:^\s{{0,3}}|[.!?:;,\n]\s{{0,3}}|\b(?:and|then|but|instead|now|so)\s{{1,3}})(?:please\s{{1,5}}|kindly\s{{1,5}}|just\s{{1,5}})*"
     rf"{VERBS}\b|\byou\s{{1,5}}(?:{OBLIGATION}|will|are\s{{1,5}}(?:now\s{{1,5}})?(?:required|instructed|asked|expected|to))\b|"
+    rf"\b(?:{OBLIGATION}|is\s{{1,5}}to|are\s{{1,5}}to)\s{{1,5}}(?:now\s{{1,5}}|always\s{{1,5}}|only\s{{1,5}})?{VERBS}\b|"
     rf"\b{IGNORE}\b",
     re.IGNORECASE,
 )
@@ -322,7 +355,16 @@ def _encoded(text: str) -> str | None:
             continue
         if decoded.isprintable() and " " in decoded and _plain_reasons(decoded):
             return "hides instructions in an encoding"
+    for m in _HEX.finditer(text):
+        try:
+            decoded = bytes.fromhex(re.sub(r"[ :]", "", m.group(0))).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if decoded.isprintable() and " " in decoded and _plain_reasons(decoded):
+            return "hides instructions in an encoding"
     if _ROT13.search(text) and _plain_reasons(codecs.decode(text, "rot13")):
+        return "hides instructions in an encoding"
+    if _REVERSED.search(text) and _plain_reasons(text[::-1]):
         return "hides instructions in an encoding"
     return None
 

@@ -14,7 +14,9 @@ MODEL = alt(
     r"a\.?i\.?", "artificial intelligence", "llms?", "large language models?", "language models?",
     "chat\\s?bots?", "gpt(?:-\\w+)?", "chatgpt", "claude", "gemini", "copilot", "ai assistants?",
     "ai agents?", "ai models?", "ai systems?", "virtual assistants?", "digital assistants?",
-    "automated (?:assistants?|agents?|systems?|readers?|tools?|responders?)", "bots?",
+    "(?:automated|automatic|autonomous)(?: [\\w-]+){0,2} (?:assistants?|agents?|systems?|readers?|tools?|responders?|"
+    "summari[sz]ers?|engines?|services?|bots?|crawlers?|answering|pipelines?|processors?)",
+    "summari[sz]ers?", "summar(?:y|ies|i[sz]ation) (?:engines?|tools?|bots?|systems?|models?|generators?)", "bots?",
     "ki", "k\\.i\\.", "künstliche intelligenz", "sprachmodell\\w*", "ki-assistent\\w*", "assistent(?:en|in)?",
     "ia", "inteligencia artificial", "modelos? de lenguaje", "asistentes?(?: virtual(?:es)?)?",
     "intelligence artificielle", "modèles? de langage", "assistants? virtuels?",
@@ -25,7 +27,13 @@ MODEL = alt(
     "modelos? de ia", "modèles? d'ia", "modell[oi] di ia", "ki-modell\\w*", "assistente di ia", "modelo de ia",
 )  # fmt: skip
 # who a note or a greeting can be addressed to: a model, or "the model" / "assistant" spoken to
-ADDRESSEE = alt(MODEL, "(?:the |this |that |any |every )models?", "assistants?")
+ADDRESSEE = alt(
+    MODEL,
+    "(?:the |this |that |any |every )models?",
+    "assistants?",
+    "(?:the |this )?summar(?:y|ies)",
+    "(?:l'|la |le )?assistant(?:e)? (?:ia|ai|virtuel(?:le)?)",
+)
 # "assistant" alone is a job title too: only with a word that makes it a model's name
 ASSISTANT = (
     r"(?:\b(?:the|an?|any|all|every|dear|hey|this|you|your)\s{1,5}assistants?\b"
@@ -56,12 +64,12 @@ PRIOR = alt(
 )  # fmt: skip
 IGNORE = alt(
     "ignore", "ignoring", "disregard\\w*", "forget", "override", "bypass", "skip", "discard",
-    "set aside", "pay no attention to", "stop following", "do not follow", "don't follow",
+    "set aside", "pay no attention to", "deprioriti[sz]e\\w*", "stop following", "do not follow", "don't follow",
     "no longer follow", "abandon", "drop", "throw out", "delete",
     "ignorier\\w*", "vergiss", "vergessen sie", "missacht\\w*", "überschreib\\w*", "verwirf",
     "befolge\\w* nicht",
     "ignora\\w*", "olvid\\w*", "omit\\w*", "descart\\w*", "haz caso omiso de", "no sigas",
-    "ignor\\w*", "oubli\\w*", "ne tiens pas compte des?", "ne tenez pas compte des?", "faites abstraction des?",
+    "ignor\\w*", "oubli\\w*", "ne (?:tiens|tenez) (?:pas|plus) compte d[eu]s?", "faites abstraction d[eu]s?",
     "dimentic\\w*", "non seguire",
     "esqueç\\w*", "esquece\\w*", "desconsider\\w*",
 )  # fmt: skip
@@ -101,6 +109,8 @@ IMPERATIVE = alt(
 OBLIGATION = alt(
     "must", "should", "shall", "are to", "is to", "are required to", "is required to",
     "are instructed to", "is instructed to", "need to", "needs to", "have to", "has to", "will now",
+    "is asked to", "are asked to", "is expected to", "are expected to", "is requested to", "are requested to",
+    "is kindly asked to", "are kindly asked to",
     "muss", "müssen", "soll", "sollen", "sollte", "sollten", "debe", "deben", "deberá", "deberán",
     "tiene que", "tienen que", "doit", "doivent", "devra", "devront", "deve", "devono", "devem",
     "dovrà", "dovranno", "precisa", "precisam",

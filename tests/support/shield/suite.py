@@ -11,6 +11,7 @@ chunks, and whether its own question's answer quotes its key sentence. Fence bre
 on every answer.
 
     python -m tests.support.shield.suite [--out report.json]     # prints the per-style table
+    python -m tests.support.shield.suite --holdout                # the held-out suites
 """
 
 from __future__ import annotations
@@ -267,7 +268,16 @@ def _score_answer(report: Report, question: str, answer: Answer) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="write the full report as JSON here")
+    parser.add_argument(
+        "--holdout",
+        action="store_true",
+        help="run the held-out suites (holdout_*.json: a second red-teamer, measured once, never tuned on)",
+    )
     args = parser.parse_args(argv)
+    if args.holdout:
+        global ATTACKS, BENIGN
+        ATTACKS = json.loads((HERE / "holdout_attacks.json").read_text(encoding="utf-8"))
+        BENIGN = json.loads((HERE / "holdout_benign.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         report = run(build_store(Path(tmp)))
     print(report.table())
