@@ -21,7 +21,7 @@ from core.config import Settings
 from core.embed import Embedder
 from core.errors import IngestError
 from core.resources import Resources
-from core.shield.quarantine import PAGE_KEY, page_flags
+from core.shield.quarantine import ingest_metadata, page_flags
 from ingest.chunker import Chunker
 from ingest.isolate import ParseLimits, ParsePool
 from ingest.loaders import SUPPORTED, Document
@@ -311,8 +311,7 @@ class Ingestor:
                     meta["page"] = section.page
                 if doc.notes:
                     meta["notes"] = "; ".join(doc.notes)
-                if shield:
-                    meta[PAGE_KEY] = shield
+                meta.update(ingest_metadata(shield, piece.text))
                 ids.append(chunk_id(f.source, index, embedded))  # a new header is a new chunk
                 texts.append(embedded)
                 documents.append(piece.text)

@@ -9,6 +9,9 @@ from core.shield.detect import inspect
 from core.types import Chunk
 
 PAGE_KEY = "shield"  # chunk metadata: the page's mechanisms, "; "-joined ("" or absent: none)
+OWN_KEY = "shield_own"  # … the chunk's own, as checked at ingest by detector VERSION_KEY
+VERSION_KEY = "shield_v"
+VERSION = 2  # bump when detect.py changes what it flags: chunks checked by another version are checked again
 
 
 def page_flags(text: str) -> str:
@@ -16,9 +19,22 @@ def page_flags(text: str) -> str:
     return "; ".join(inspect(text))
 
 
+def ingest_metadata(page: str, chunk_text: str) -> dict[str, str | int]:
+    """What ingest records on a chunk, so a question does not run the detector again."""
+    meta: dict[str, str | int] = {VERSION_KEY: VERSION, OWN_KEY: "; ".join(inspect(chunk_text))}
+    if page:
+        meta[PAGE_KEY] = page
+    return meta
+
+
 def chunk_flags(chunk: Chunk) -> tuple[str, ...]:
-    """Why the chunk is quarantined (empty: it is not)."""
-    own = inspect(chunk.text)
+    """Why the chunk is quarantined (empty: it is not): from ingest's record when this detector
+    version made it, else checked now."""
+    meta = chunk.metadata
+    if meta.get(VERSION_KEY) == VERSION:
+        own = tuple(why for why in str(meta.get(OWN_KEY, "")).split("; ") if why)
+    else:
+        own = inspect(chunk.text)
     if own:
         return own
     page = str(chunk.metadata.get(PAGE_KEY, ""))
