@@ -80,6 +80,13 @@ def ask(at: AppTest, question: str) -> dict:
     return traces[-1]
 
 
+def replay_with_budget(at: AppTest, trace: dict, budget: int) -> None:
+    """Re-run a turn's question from its what-if form with another knowledge budget."""
+    key = f"turn-{trace['id']}"
+    at.number_input(key=f"{key}-budget").set_value(budget)
+    at.button(key=f"{key}-replay").click().run()
+
+
 def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
@@ -245,9 +252,7 @@ def test_llm_on_closed_port_falls_back_without_traceback(sample_app: Settings, e
 def test_whatif_replay_with_smaller_budget(sample_app: Settings) -> None:
     at = start()
     trace = ask(at, "How much does the ArmX2 package cost?")
-    key = f"turn-{trace['id']}"
-    at.number_input(key=f"{key}-budget").set_value(120)
-    at.button(key=f"{key}-replay").click().run()
+    replay_with_budget(at, trace, 120)
     assert not at.exception and not at.error
     after = at.session_state["cl_replays"][trace["id"]][-1]
     assert after["replay_of"] == trace["id"] and after["knowledge_budget"] == 120

@@ -16,7 +16,7 @@ from core.config import PROJECT_ROOT, Settings
 from core.conversations import ConversationStore, conversations_path
 from core.onboarding import derived_examples, overview, read_lines
 from tests.e2e import test_app as app_tests
-from tests.e2e.test_app import APP, ZEPHYR, ask, metric, start, texts
+from tests.e2e.test_app import APP, ZEPHYR, ask, metric, replay_with_budget, start, texts
 from tests.support.fake_openai import closed_port, fake_openai_server
 from tests.support.stores import index_for, make_settings, resources_for
 
@@ -125,9 +125,7 @@ def test_reload_restores_the_conversation_with_every_inspector(writable_app: Set
     first = _click_example(at, next(q["question"] for q in EXAMPLES if q["kind"] == "factual"))
     cid = at.query_params["c"]
     second = ask(at, "What is the CEO's email address?")
-    key = f"turn-{first['id']}"
-    at.number_input(key=f"{key}-budget").set_value(120)
-    at.button(key=f"{key}-replay").click().run()
+    replay_with_budget(at, first, 120)
     assert not at.exception and at.query_params["c"] == cid
 
     fresh = _reload(at)
@@ -314,9 +312,7 @@ def test_offline_prompt_tab_says_what_an_llm_would_receive(sample_app: Settings)
 def test_replay_tables_show_fate_next_to_source(sample_app: Settings) -> None:
     at = start()
     trace = ask(at, "How much does the ArmX2 package cost?")
-    key = f"turn-{trace['id']}"
-    at.number_input(key=f"{key}-budget").set_value(120)
-    at.button(key=f"{key}-replay").click().run()
+    replay_with_budget(at, trace, 120)
     assert not at.exception
     ledgers = [list(d.value.columns) for d in at.dataframe if list(d.value.columns)[:2] == ["source", "fate"]]
     assert len(ledgers) >= 2  # before and after
