@@ -174,11 +174,15 @@ def to_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
 
 def answered_by(record: Mapping[str, Any]) -> str:
     """Who wrote the answer, in words: the backend that answered, "extractive (fallback from X:
-    reason)" when the LLM failed, or "refusal rule" when the question was refused without a call."""
+    reason)" when the LLM failed, "refusal rule" when the rule refused the question before any
+    answerer ran, or the answerer that found no answer itself."""
     backend = str(record.get("backend") or "?")
     if record.get("fallback"):
         reason = str(record.get("backend_error") or "unknown error")
         return f"extractive (fallback from {backend}: {reason})"
-    if record.get("refused") and not record.get("llm_called"):
+    ruled = (record.get("decision") or {}).get("refused", True)  # older traces: the rule's refusal
+    if record.get("refused") and not record.get("llm_called") and ruled:
         return "refusal rule (no answerer called)"
+    if record.get("refused"):
+        return f"{backend} (it found no answer in the evidence)"
     return backend

@@ -215,12 +215,16 @@ def styled(table: pd.DataFrame) -> Any:
 
 
 def fate_after_source(table: pd.DataFrame) -> pd.DataFrame:
-    """The same table with the fate column moved right after the source column."""
+    """The same table with the fate column (and the shield's reason, when any chunk has one) moved
+    right after the source column, where a narrow screen still shows them."""
     if "fate" not in table or "source" not in table:
         return table
-    cols = [c for c in table.columns if c != "fate"]
-    cols.insert(cols.index("source") + 1, "fate")
-    return table[cols]
+    front = ["fate"]
+    if "suspicious" in table and table["suspicious"].astype(bool).any():
+        front.append("suspicious")
+    cols = [c for c in table.columns if c not in front]
+    at = cols.index("source") + 1
+    return table[cols[:at] + front + cols[at:]]
 
 
 def injected_explanation(trace: dict[str, Any]) -> str:

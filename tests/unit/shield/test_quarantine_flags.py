@@ -25,3 +25,26 @@ def test_the_record_is_read_back_only_for_this_detector_version() -> None:
     stale = {VERSION_KEY: VERSION - 1, "shield_own": ""}
     assert chunk_flags(Chunk("h", HOSTILE, "k.md", stale)) == ("speaks to the model",)
     assert chunk_flags(Chunk("h", HOSTILE, "k.md", {})) == ("speaks to the model",)  # indexed before the shield
+
+
+def test_the_answer_footer_names_who_refused() -> None:
+    from core.trace import answered_by
+
+    rule = {"backend": "extractive", "refused": True, "llm_called": False, "decision": {"refused": True}}
+    answerer = {"backend": "extractive", "refused": True, "llm_called": False, "decision": {"refused": False}}
+    assert answered_by(rule) == "refusal rule (no answerer called)"
+    assert answered_by(answerer) == "extractive (it found no answer in the evidence)"
+
+
+def test_the_ledger_shows_the_shield_reason_next_to_the_fate() -> None:
+    from ui.inspector import fate_after_source, ledger_table
+
+    rows = [
+        {"source": "a.md", "chunk_id": "a1", "fate": "kept", "flags": ["speaks to the model"], "suspicious": True},
+        {"source": "b.md", "chunk_id": "b1", "fate": "kept"},
+    ]
+    table = fate_after_source(ledger_table(rows))
+    assert list(table.columns)[1:4] == ["source", "fate", "suspicious"]
+    assert table["suspicious"].tolist() == ["speaks to the model", ""]
+    clean = fate_after_source(ledger_table(rows[1:]))
+    assert list(clean.columns)[1:3] == ["source", "fate"] and list(clean.columns)[3] != "suspicious"
