@@ -14,7 +14,6 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, family, matches, question_entities
 from core.scoring import SentenceScorer
-from core.shield.detect import is_instruction_like
 from core.text import ATTRIBUTE_OF, content_words
 from core.types import Fate, LedgerEntry
 
@@ -93,7 +92,7 @@ def _usable(u: Unit) -> bool:
     words = len(u.text.split())
     if u.kind == "sentence" and (words < 3 or u.text.endswith(":")):
         return False
-    return words >= 2 and not is_instruction_like(u.text)
+    return words >= 2  # a flagged chunk is skipped whole (score_units): no unit is checked again here
 
 
 def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str, set[str]]:

@@ -38,7 +38,6 @@ from core.shield.vocab import (
 )
 
 _F = re.IGNORECASE | re.MULTILINE
-_GAP = r"[^.!?\n]{0,40}?"  # within one clause
 _WHO = rf"(?:\b{MODEL}\b|{ASSISTANT})"
 # the model as the subject of a clause: at its start, or after a determiner ("Importers of AI
 # systems must …" and "The AI Office shall …" name a model without speaking to it)
