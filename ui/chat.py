@@ -114,13 +114,13 @@ def ask(question: str, settings: Settings) -> None:
             st.error(one_line(e, state.secrets_of(settings)))
             return
         trace = answer.trace
+        try:  # saved before it is drawn: a reload as soon as the answer shows must not lose it
+            state.record_turn(settings, trace)  # in the session, then in the conversations file
+        except ContextLensError as e:
+            st.warning(f"This turn is not saved (a reload will lose it): {one_line(e)}", icon=":material/save:")
         with out.container(key=f"turn-answer-{trace.get('id')}"):
             answer_body(trace)  # replaces the partial stream (e.g. after a fallback)
         inspector.render(trace, key=f"turn-{trace.get('id')}", settings=settings)
-    try:
-        state.record_turn(settings, trace)  # in the session, then in the conversations file
-    except ContextLensError as e:
-        st.warning(f"This turn is not saved (a reload will lose it): {one_line(e)}", icon=":material/save:")
 
 
 def loaded_traces(settings: Settings) -> None:
