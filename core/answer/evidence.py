@@ -19,6 +19,8 @@ from core.text import ATTRIBUTE_OF, content_words
 from core.types import Fate, LedgerEntry
 
 
+SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
+_DIGIT = re.compile(r"\d")
 PART_WEIGHT = 0.6  # a part's own relevance in its score (the rest: the whole question's)
 
 
@@ -110,8 +112,8 @@ def _stem(source: str) -> str:
 
 def _usable(u: Unit) -> bool:
     words = len(u.text.split())
-    if u.kind == "sentence" and (words < 3 or u.text.endswith(":")):
-        return False
+    if u.kind == "sentence" and ((words < 3 and not _DIGIT.search(u.text)) or u.text.endswith(":")):
+        return False  # a fragment; "Released 2024-08-05." is a fact
     return words >= 2  # a flagged chunk is skipped whole (score_units): no unit is checked again here
 
 
@@ -131,8 +133,12 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
     for heading in reversed(u.path):
         found = entities(heading)
         if found:
-            # a list item under "Firmware 4.1.3" says which version only through its heading
-            qualified = u.kind == "item" and heading == u.path[-1] and not matches(found, entities(u.text))
+            # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
+            qualified = (
+                (u.kind == "item" or len(u.text.split()) <= SHORT_WORDS)
+                and heading == u.path[-1]
+                and not matches(found, entities(u.text))
+            )
             return (f"{heading} — {u.text}" if qualified else u.text), found
     return u.text, set(title_scope)
 

@@ -5,11 +5,12 @@ Python, so the lexical side survives restarts and crashes without extra services
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 
 from core.index.db import LocalDB
-from core.text import SEARCH_STOP_WORDS, WORD
+from core.text import SEARCH_STOP_WORDS
 
 SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2');
@@ -18,11 +19,15 @@ CREATE INDEX IF NOT EXISTS chunks_by_fts_rowid ON chunks(fts_rowid);
 """
 
 
+# a version or code ("4.1.3", "E-330") is one term: a phrase of its parts, not three loose numbers
+_TERM = re.compile(r"\w+(?:[.\-/]\w+)+|\w+")
+
+
 def fts_query(text: str) -> str:
     """An FTS5 OR-query of the text's words (quoted, so user text is never FTS syntax)."""
     words: list[str] = []
     seen: set[str] = set()
-    for w in WORD.findall(text.lower()):
+    for w in _TERM.findall(text.lower()):
         if w in SEARCH_STOP_WORDS or w in seen or (len(w) < 2 and not w.isdigit()):
             continue
         seen.add(w)
