@@ -310,24 +310,23 @@ def sides(usable: Sequence[Scored], parts: Sequence[str]) -> tuple[str, tuple[st
     own = [{w[:5] for w in distinct_words(a, b)} for a, b in (parts, parts[::-1])]
     picked: list[Scored] = []
     for i in (0, 1):
-        mine, theirs = own[i], own[1 - i] - own[i]
-
-        def about(x: Scored) -> bool:
-            words = {w[:5] for w in content_words(" ".join((*x.unit.path[-1:], x.text)))}
-            m, t = len(words & mine), len(words & theirs)
-            return m > t
-
-        def value(x: Scored) -> float:
-            if not picked:
-                return x.parts[i]
-            first = picked[0]
-            near = (x.source, x.unit.path) == (first.source, first.unit.path)
-            alike = jaccard(word_set(x.text), word_set(first.text))  # "A … is a stop category 2"
-            return x.parts[i] + (PARALLEL if near else 0.0) + ALIKE * alike
-
-        fits = [x for x in usable if x not in picked and about(x)]
+        fits = [x for x in usable if x not in picked and _about(x, own[i], own[1 - i] - own[i])]
         if not fits:
             return None
-        picked.append(max(fits, key=value))
+        picked.append(max(fits, key=lambda x, i=i: _side_value(x, i, picked)))
     lines = [f"- {cite(x.text, x.label)}" for x in picked]
     return "\n".join(lines), _labels(picked)
+
+
+def _about(x: Scored, mine: set[str], theirs: set[str]) -> bool:
+    words = {w[:5] for w in content_words(" ".join((*x.unit.path[-1:], x.text)))}
+    return len(words & mine) > len(words & theirs)
+
+
+def _side_value(x: Scored, side: int, picked: Sequence[Scored]) -> float:
+    if not picked:
+        return x.parts[side]
+    first = picked[0]
+    near = (x.source, x.unit.path) == (first.source, first.unit.path)
+    alike = jaccard(word_set(x.text), word_set(first.text))  # "A … is a stop category 2"
+    return x.parts[side] + (PARALLEL if near else 0.0) + ALIKE * alike

@@ -18,7 +18,6 @@ from core.scoring import SentenceScorer
 from core.text import ATTRIBUTE_OF, content_words
 from core.types import Fate, LedgerEntry
 
-
 SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
 _DIGIT = re.compile(r"\d")
 PART_WEIGHT = 0.6  # a part's own relevance in its score (the rest: the whole question's)
