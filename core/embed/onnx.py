@@ -33,8 +33,8 @@ from core.errors import SettingsError
 
 log = logging.getLogger(__name__)
 
-# where exports go when no cache dir is given: beside the default store
-DEFAULT_CACHE = PROJECT_ROOT / "data" / "store" / "onnx"
+# where exports go when no cache dir is given (Settings.onnx_cache_path's default; git-ignored)
+DEFAULT_CACHE = PROJECT_ROOT / "data" / "cache" / "onnx"
 _EXPORT_VERSION = 1  # bump when the exported graph or the quantisation recipe changes
 
 
@@ -108,7 +108,7 @@ class OnnxEmbedder:
             return target
         folder.mkdir(parents=True, exist_ok=True)
         if not fp32.exists():
-            log.info("exporting %s to ONNX (once) into %s", self._path, folder)
+            log.warning("exporting the embedding model to ONNX once (about half a minute) into %s", folder)
             _atomic(fp32, lambda tmp: _export(self._path, tmp))
         if self.quantize and not int8.exists():
             log.info("quantising %s to int8 (once)", fp32)
