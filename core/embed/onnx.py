@@ -47,6 +47,7 @@ class OnnxEmbedder:
         batch_size: int = 64,
         cache_dir: str | Path | None = None,
         quantize: bool = True,
+        threads: int = 0,
     ) -> None:
         try:
             import onnxruntime as ort
@@ -77,7 +78,9 @@ class OnnxEmbedder:
                 )
 
         self._load_tokenizers(Tokenizer, path / "tokenizer.json", max_seq)
-        self._session = _session(ort, self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE))
+        self._session = _session(
+            ort, self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE), threads or os.cpu_count() or 1
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._table: np.ndarray | None = None
         self._lock = threading.Lock()
@@ -162,9 +165,9 @@ class OnnxEmbedder:
             return self._table
 
 
-def _session(ort: Any, onnx_file: Path) -> Any:
+def _session(ort: Any, onnx_file: Path, threads: int) -> Any:
     opts = ort.SessionOptions()
-    opts.intra_op_num_threads = os.cpu_count() or 1
+    opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     # no busy-waiting workers: spinning threads collapse under any other load on few cores
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")

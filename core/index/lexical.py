@@ -45,6 +45,12 @@ def fts_query(text: str) -> str:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in search_words(text))
 
 
+def _phrase_rows(conn: sqlite3.Connection, word: str) -> list[tuple[int, float]]:
+    """FTS5's (rowid, bm25) of every row holding the word as a phrase."""
+    q = '"' + word.replace('"', '""') + '"'
+    return conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ?", (q,)).fetchall()
+
+
 class LexicalIndex:
     """FTS5 rows of the chunks, kept in step with Chroma by the Index; searched in memory
     (engine "memory", the default) or by FTS5 itself (engine "fts5")."""
@@ -62,7 +68,7 @@ class LexicalIndex:
                 return []
             conn = self.db.read()
             self._memory.sync(conn, self.generation(conn))
-            return self._memory.search(words, k)
+            return self._memory.search(words, k, lambda w: _phrase_rows(conn, w))
         return self._search_fts5(text, k)
 
     @staticmethod

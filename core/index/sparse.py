@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -92,6 +92,7 @@ class _State:
     ids: list[str] = field(default_factory=list)  # position → chunk id
     rowids: list[int] = field(default_factory=list)  # position → fts rowid
     pos: dict[tuple[str, int], int] = field(default_factory=dict)  # (chunk id, rowid) → position
+    by_rowid: dict[int, int] = field(default_factory=dict)  # fts rowid → position of a live row
     length: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     alive: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     df: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -188,6 +189,7 @@ class MemoryBM25:
         st.ids = [cid for cid, _ in pairs]
         st.rowids = [r for _, r in pairs]
         st.pos = {p: i for i, p in enumerate(pairs)}
+        st.by_rowid = {r: i for i, (_, r) in enumerate(pairs)}
         terms, docs, st.length = self._tokenise(st, [texts[r] for r in st.rowids])
         n_docs, n_terms = len(pairs), len(st.term_id)
         key = terms * max(1, n_docs) + docs  # sorted: by term, then document
@@ -216,6 +218,7 @@ class MemoryBM25:
             st.ids.append(cid)
             st.rowids.append(r)
             st.pos[(cid, r)] = p
+            st.by_rowid[r] = p
             row_terms, tf = np.unique(terms[order[bounds[j] : bounds[j + 1]]], return_counts=True)
             st.doc_terms[p] = (row_terms, tf.astype(np.float32))
             st.df[row_terms] += 1
@@ -236,6 +239,8 @@ class MemoryBM25:
             terms = self._base_terms_of(st, p)
         st.df[terms] -= 1
         del st.pos[(st.ids[p], st.rowids[p])]
+        if st.by_rowid.get(st.rowids[p]) == p:
+            del st.by_rowid[st.rowids[p]]
 
     def _base_terms_of(self, st: _State, p: int) -> np.ndarray:
         """The term ids of a base document (the postings are by term: inverted once, on demand)."""
@@ -251,9 +256,13 @@ class MemoryBM25:
     _doc_index: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- searching ------------------------------------------------------------------------------
-    def search(self, words: Sequence[str], k: int) -> list[tuple[str, float]]:
+    def search(
+        self, words: Sequence[str], k: int, phrase: Callable[[str], Iterable[tuple[int, float]]] | None = None
+    ) -> list[tuple[str, float]]:
         """Up to k (chunk id, bm25) pairs for the query words (each already a search word), best
-        first; only rows matching at least one word."""
+        first; only rows matching at least one word. A word of several terms ("4.1.3", "e_mail")
+        is a phrase: `phrase(word)` gives its (rowid, bm25) pairs (FTS5 has the positions; the
+        rows holding a phrase are few), else its terms count one by one."""
         stems = self._stemmer.terms(words)
         with self._lock:
             st = self._state
@@ -265,6 +274,13 @@ class MemoryBM25:
             scores = np.zeros(len(st.ids), dtype=np.float64)
             hit = False
             for w in words:
+                if len(stems[w]) > 1 and phrase is not None:
+                    for rowid, score in phrase(w):
+                        p = st.by_rowid.get(int(rowid))
+                        if p is not None:
+                            scores[p] += score
+                            hit = True
+                    continue
                 for term in stems[w]:
                     tid = st.term_id.get(term)
                     if tid is None:

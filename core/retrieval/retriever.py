@@ -61,25 +61,30 @@ class Retriever:
         """Top-k candidates in rank order (no score filter: the ledger records low scores)."""
         pending = None
         if mode != "dense":
-            # FTS5 (SQLite releases the GIL) runs on the other core while the query is embedded
-            # and Chroma searched
-            pending = self._lexical_pool().submit(self.index.search_lexical, question, _lexical_k(mode, k))
+            # the lexical search and the fetch of its rows run on the other core while the query
+            # is embedded (ONNX Runtime and SQLite release the GIL) and Chroma searched
+            pending = self._lexical_pool().submit(self._lexical_rows, question, _lexical_k(mode, k))
         q = self.embed_query(question) if query_vector is None else query_vector
         if pending is None:
             found = _candidates(self.index.query(q, k), q)[:k]
             return [_with_ranks(c, r, None) for r, c in enumerate(found, 1)]
         if mode == "lexical":
-            lexical = pending.result()
+            lexical, rows = pending.result()
             return self._fetch(
-                [cid for cid, _ in lexical], q, {}, {cid: r for r, (cid, _) in enumerate(lexical, 1)}
+                [cid for cid, _ in lexical], q, _by_id(rows, q), {cid: r for r, (cid, _) in enumerate(lexical, 1)}
             )[:k]
         dense = _candidates(self.index.query(q, k * 2), q)
-        lexical = pending.result()
+        lexical, rows = pending.result()
         dense_rank = {c.chunk.id: r for r, c in enumerate(dense, 1)}
         lex_rank = {cid: r for r, (cid, _) in enumerate(lexical, 1)}
         fused = rrf([list(dense_rank), list(lex_rank)], rrf_k)[:k]
-        known = {c.chunk.id: c for c in dense}
+        known = {**_by_id(rows, q), **{c.chunk.id: c for c in dense}}
         return self._fetch(fused, q, known, lex_rank, dense_rank)
+
+    def _lexical_rows(self, question: str, n: int) -> tuple[list[tuple[str, float]], list[StoredVector]]:
+        """The lexical hits and their stored rows (text, metadata, vector), fetched at once."""
+        lexical = self.index.search_lexical(question, n)
+        return lexical, (self.index.get([cid for cid, _ in lexical]) if lexical else [])
 
     def _fetch(
         self,
@@ -106,6 +111,10 @@ class Retriever:
 def _lexical_k(mode: str, k: int) -> int:
     """How many lexical hits a search of k candidates asks for (hybrid fuses 2k of each)."""
     return k * 2 if mode == "hybrid" else k
+
+
+def _by_id(rows: Sequence[StoredVector], q: np.ndarray) -> dict[str, Candidate]:
+    return {c.chunk.id: c for c in _candidates(rows, q)}
 
 
 def _with_ranks(c: Candidate, dense: int | None, lexical: int | None) -> Candidate:

@@ -105,3 +105,32 @@ def test_many_small_changes_match_a_fresh_index(tmp_path: Path) -> None:
         q = f"river engine number{i % 7} item"
         _same_ranking(mem.search(q, 8), LexicalIndex(db, "memory").search(q, 8))
         _same_ranking(mem.search(q, 8), LexicalIndex(db, "fts5").search(q, 8))
+
+
+def test_a_word_of_several_terms_is_a_phrase(tmp_path: Path) -> None:
+    db = _db(tmp_path / "lex.sqlite3")
+    docs = [("v", "Firmware 4.1.3 fixed the brake."), ("w", "Version 4 had 1 fix and 3 bugs."),
+            ("x", "The engine_block and the engine block.")]  # fmt: skip
+    with db.transaction() as conn:
+        LexicalIndex.add(conn, "s.txt", docs)
+    mem = LexicalIndex(db, "memory")
+    assert mem.search("brake", 5)  # loads the rows
+    for words in (["4.1.3"], ["engine_block", "brake"]):
+        got = mem._memory.search(words, 5, lambda w: fts_phrase(db, w))
+        _same_ranking(got, fts_rank(db, words))
+    assert [c for c, _ in got][:1] == ["x"]
+
+
+def fts_phrase(db: LocalDB, word: str) -> list[tuple[int, float]]:
+    from core.index.lexical import _phrase_rows
+
+    return _phrase_rows(db.read(), word)
+
+
+def fts_rank(db: LocalDB, words: list[str]) -> list[tuple[str, float]]:
+    q = " OR ".join(f'"{w}"' for w in words)
+    rows = db.read().execute(
+        "SELECT c.id, -bm25(fts) FROM fts JOIN chunks c ON c.fts_rowid = fts.rowid WHERE fts MATCH ? "
+        "ORDER BY bm25(fts)", (q,)
+    ).fetchall()
+    return [(cid, float(s)) for cid, s in rows]
