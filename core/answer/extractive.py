@@ -71,8 +71,13 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         table = compose.comparison(usable, ev.question, ev.wanted)
         if table is not None:
             return table
+        sides = compose.sides(usable, ev.parts)
+        if sides is not None:
+            return sides
         return compose.units(pick(usable, floor, most=4))  # both sides, from the best units
     if ev.query_type == "analytical":
+        if ev.parts:  # "what caused it, and how is it prevented?": a passage for each part
+            return compose.units(compose.passages(usable, len(ev.parts)))
         run = compose.passage(usable)
         best = max(usable, key=lambda x: x.score)
         if run and best in run:

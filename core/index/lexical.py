@@ -9,13 +9,14 @@ clear bump in their transaction, so a sync by another process is seen by the nex
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from core.index.db import LocalDB
 from core.index.sparse import MemoryBM25
-from core.text import SEARCH_STOP_WORDS, WORD
+from core.text import SEARCH_STOP_WORDS
 
 SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2');
@@ -27,12 +28,15 @@ INSERT INTO lexical_generation SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM lexical_
 
 LexicalEngine = Literal["memory", "fts5"]
 
+# a version or code ("4.1.3", "E-330") is one term: a phrase of its parts, not three loose numbers
+_TERM = re.compile(r"\w+(?:[.\-/]\w+)+|\w+")
+
 
 def search_words(text: str) -> list[str]:
     """The text's distinct search words (lower case, stop words and single letters dropped)."""
     words: list[str] = []
     seen: set[str] = set()
-    for w in WORD.findall(text.lower()):
+    for w in _TERM.findall(text.lower()):
         if w in SEARCH_STOP_WORDS or w in seen or (len(w) < 2 and not w.isdigit()):
             continue
         seen.add(w)
