@@ -88,7 +88,9 @@ class Peer:
         store = ChromaVectorStore(chroma_collection=collection)
         t = time.perf_counter()
         self.index = VectorStoreIndex(
-            nodes, storage_context=StorageContext.from_defaults(vector_store=store), embed_model=self.embed_model
+            nodes,
+            storage_context=StorageContext.from_defaults(vector_store=store),
+            embed_model=self.embed_model,
         )
         self.index_s = time.perf_counter() - t
         self.retrievers: dict[str, Any] = {}
@@ -184,7 +186,10 @@ def main(argv: list[str] | None = None) -> int:
                 ms[r].append((time.perf_counter() - t) * 1000)
                 hits[r].append(gold in found[:K])
 
-    recall = {sys_: {m: round(sum(hits[(sys_, m)]) / max(1, len(asked)), 4) for m in ms_} for sys_, ms_ in systems.items()}
+    recall = {
+        sys_: {m: round(sum(hits[(sys_, m)]) / max(1, len(asked)), 4) for m in ms_}
+        for sys_, ms_ in systems.items()
+    }
     lat = {sys_: {m: summary(ms[(sys_, m)]) for m in ms_} for sys_, ms_ in systems.items()}
     p50 = {sys_: {m: v["p50"] for m, v in d.items()} for sys_, d in lat.items()}
     ratio_p50 = {m: ratio(p50["ours"][m], p50["peer"][m]) for m in MODES}

@@ -79,7 +79,9 @@ class OnnxEmbedder:
 
         self._load_tokenizers(Tokenizer, path / "tokenizer.json", max_seq)
         self._session = _session(
-            ort, self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE), threads or os.cpu_count() or 1
+            ort,
+            self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE),
+            threads or os.cpu_count() or 1,
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._table: np.ndarray | None = None

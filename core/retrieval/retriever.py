@@ -71,7 +71,10 @@ class Retriever:
         if mode == "lexical":
             lexical, rows = pending.result()
             return self._fetch(
-                [cid for cid, _ in lexical], q, _by_id(rows, q), {cid: r for r, (cid, _) in enumerate(lexical, 1)}
+                [cid for cid, _ in lexical],
+                q,
+                _by_id(rows, q),
+                {cid: r for r, (cid, _) in enumerate(lexical, 1)},
             )[:k]
         dense = _candidates(self.index.query(q, k * 2), q)
         lexical, rows = pending.result()

@@ -129,8 +129,13 @@ def fts_phrase(db: LocalDB, word: str) -> list[tuple[int, float]]:
 
 def fts_rank(db: LocalDB, words: list[str]) -> list[tuple[str, float]]:
     q = " OR ".join(f'"{w}"' for w in words)
-    rows = db.read().execute(
-        "SELECT c.id, -bm25(fts) FROM fts JOIN chunks c ON c.fts_rowid = fts.rowid WHERE fts MATCH ? "
-        "ORDER BY bm25(fts)", (q,)
-    ).fetchall()
+    rows = (
+        db.read()
+        .execute(
+            "SELECT c.id, -bm25(fts) FROM fts JOIN chunks c ON c.fts_rowid = fts.rowid WHERE fts MATCH ? "
+            "ORDER BY bm25(fts)",
+            (q,),
+        )
+        .fetchall()
+    )
     return [(cid, float(s)) for cid, s in rows]
