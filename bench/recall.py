@@ -12,8 +12,9 @@ both lists into its top 5); "either list's top-20" is what a reranker of the two
 could work with.
 
 The shipped configuration embeds questions with the ONNX Runtime query encoder and searches the
-lexical rows in memory (issue 21); `--variants` adds the same rows with the torch query encoder
-("… (torch query)") and with FTS5's own bm25 query ("… (FTS5 engine)"), so both choices are
+lexical rows in memory (issue 21); `--variants` adds the dense and hybrid rows with each other
+query encoder ("… (torch query)", "… (onnx query)" for fp32, "… (onnx-int8 query)") and the
+lexical and hybrid rows with FTS5's own bm25 query ("… (FTS5 engine)"), so both choices are
 measured against what they replaced.
 """
 
@@ -50,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=0, help="only the first N SQuAD paragraphs (0 = all)")
     p.add_argument("--keep", help="work in this directory and keep it (the store is reused)")
     p.add_argument("--json", action="store_true", help="one JSON object as the last line")
-    p.add_argument("--variants", action="store_true", help="also the torch query encoder and the FTS5 engine")
+    p.add_argument(
+        "--variants", action="store_true", help="also the other query encoders and the FTS5 engine"
+    )
     args = p.parse_args(argv)
     quiet_logs()
 
@@ -72,10 +75,17 @@ def main(argv: list[str] | None = None) -> int:
         hits, hybrid = _measure(retriever, asked, paragraphs, s.rrf_k, ("dense", "lexical"))
         extra: dict[str, dict[str, float]] = {}
         if args.variants:
-            torch_q = Retriever(res.index, res.embedder)  # the documents' torch embedder for questions
-            h, hy = _measure(torch_q, asked, paragraphs, s.rrf_k, ("dense",))
-            extra["dense (torch query)"] = _table(h["dense"])
-            extra["hybrid (torch query)"] = _hybrid_row(hy)
+            from core.embed.query import make_query_encoder
+
+            for kind in ("torch", "onnx", "onnx-int8"):
+                if kind == s.query_encoder:
+                    continue
+                enc = make_query_encoder(kind, "", s.onnx_cache_path, lambda: res.embedder)
+                h, hy = _measure(
+                    Retriever(res.index, res.embedder, enc), asked, paragraphs, s.rrf_k, ("dense",)
+                )
+                extra[f"dense ({kind} query)"] = _table(h["dense"])
+                extra[f"hybrid ({kind} query)"] = _hybrid_row(hy)
             fts5 = Retriever(Index(s.updated(lexical_engine="fts5")), res.embedder, res.query_encoder)
             h, hy = _measure(fts5, asked, paragraphs, s.rrf_k, ("lexical",))
             extra["lexical (FTS5 engine)"] = _table(h["lexical"])
