@@ -18,6 +18,7 @@ from core.answer import compose
 from core.answer.draft import Draft
 from core.answer.evidence import Evidence, Scored, score_units
 from core.context.dedupe import jaccard, word_set
+from core.query.entities import entities, matches
 from core.scoring import SentenceScorer
 from core.types import LedgerEntry
 
@@ -48,6 +49,10 @@ def extractive_answer(
 def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse: bool = True) -> Draft:
     """The extractive answer from already scored units."""
     usable = [x for x in ev.units if not x.conflict]
+    others = _only_siblings(ev) if may_refuse else []
+    if others:  # "Rover M2" asked, only "Rover M1" in the evidence: its facts are not the M2's
+        why = f"the injected evidence names {', '.join(others)}, never what the question names"
+        return Draft(refusal, (), True, why)
     if not usable:
         why = "no usable sentence in the injected context"
         if ev.units:
@@ -60,6 +65,14 @@ def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse:
     floor = min_score if may_refuse else 0.0
     text, labels = _by_type(ev, usable, floor)
     return Draft(text, labels, False, "", best)
+
+
+def _only_siblings(ev: Evidence) -> list[str]:
+    """The sibling entities the evidence is about when it never names an asked one (empty: it
+    does, or it names no sibling)."""
+    if not ev.wanted or any(matches(ev.wanted, set(x.scope) | entities(x.text)) for x in ev.units):
+        return []
+    return sorted({o for x in ev.units for o in x.conflict})
 
 
 def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tuple[str, ...]]:

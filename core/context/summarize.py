@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -16,8 +16,11 @@ def ranked_extract(
     question: str,
     scorer: SentenceScorer,
     fits: Callable[[str], bool],
+    over: Callable[[Sequence[str]], bool] | None = None,
 ) -> tuple[str, int] | None:
-    """The chunk's sentences most similar to the question, as many as fit, in original order.
+    """The chunk's sentences most similar to the question, as many as fit, in original order;
+    over: a cheap check that some sentences cannot fit together whatever joins them (a trial it
+    rules out is not rendered and counted).
 
     Returns (extract, sentences used) or None when not even one sentence fits."""
     sentences = list(split_sentences(text))
@@ -30,6 +33,8 @@ def ranked_extract(
         # a step brings its whole numbered list when that fits: a procedure is not cut to its
         # most "relevant" steps
         for trial in (sorted({*chosen, *runs.get(int(i), (int(i),))}), sorted({*chosen, int(i)})):
+            if over is not None and over([sentences[j] for j in trial]):
+                continue
             if fits(_join(sentences, trial)):
                 chosen = trial
                 break
@@ -39,13 +44,16 @@ def ranked_extract(
 
 
 def truncate_sentences(text: str, fits: Callable[[str], bool]) -> tuple[str, int] | None:
-    """The longest run of leading sentences that fits, or None when the first does not."""
+    """The longest run of leading sentences that fits, or None when the first does not (found by
+    bisection: a longer run never costs fewer tokens)."""
     sentences = list(split_sentences(text))
-    used = 0
-    for n in range(1, len(sentences) + 1):
-        if not fits(_join(sentences, list(range(n)))):
-            break
-        used = n
+    used, hi = 0, len(sentences)  # the run of `used` fits; one of hi + 1 would not
+    while used < hi:
+        mid = (used + hi + 1) // 2
+        if fits(_join(sentences, list(range(mid)))):
+            used = mid
+        else:
+            hi = mid - 1
     if used == 0:
         return None
     return _join(sentences, list(range(used))), used

@@ -247,3 +247,13 @@ def test_a_short_dated_sentence_is_a_fact_shown_under_its_heading(scorer: Senten
     answer = ask("What date did version 3.2.1 come out?", "factual", scorer, [entry("notes.md", notes, 0.6)])
     assert "Version 3.2.1 — Released 2025-02-10" in answer
     assert "2024-12-01" not in answer
+
+
+def test_a_model_the_evidence_never_names_is_refused_when_only_its_siblings_are_there(
+    scorer: SentenceScorer,
+) -> None:
+    # the pairing guide names no model: before, its sentences answered a question about a K9
+    d = extractive_answer("How long does a Kestrel K9 take to pair?", EVIDENCE, scorer, REFUSAL, 0.25)
+    assert d.refused and "k5" in d.reason.lower() and "k7" in d.reason.lower()
+    d = extractive_answer("What is the flight time of the Kestrel K7?", EVIDENCE, scorer, REFUSAL, 0.25)
+    assert not d.refused and "41 minutes" in d.text
