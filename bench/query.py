@@ -72,6 +72,7 @@ class Seed:
 
 def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log: Any) -> dict[str, Any]:
     """Fill an (empty) index with n chunks: the real ones first, then synthetic ones."""
+    from core.shield.quarantine import ingest_metadata
     from core.text import split_sentences
 
     t0 = time.perf_counter()
@@ -123,6 +124,7 @@ def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log
             metas.append({
                 "source": source, "category": cat, "title": f"{cat} {k}", "chunk_index": j,
                 "tokens": 0, "content_hash": "", "file_hash": f"{k:016x}",
+                **ingest_metadata("", text),  # the shield's record, as ingest writes it on every chunk
             })  # fmt: skip
             vecs.append(v)
         files.append((seed.root, source, f"{k:064x}", pos))
