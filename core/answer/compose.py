@@ -117,12 +117,11 @@ def passage(usable: Sequence[Scored]) -> list[Scored]:
 def passages(usable: Sequence[Scored], parts: int) -> list[Scored]:
     """For a question of several parts, each part's passage (scored for that part), in the
     question's order, a unit another part's passage already holds not repeated."""
+    by_order = {x.order: x for x in usable}
     out: dict[int, Scored] = {}
     for i in range(parts):
-        rescored = {x.order: x for x in usable}
-        run = passage([dataclasses.replace(x, score=x.parts[i]) for x in usable])
-        for x in run:
-            out.setdefault(x.order, rescored[x.order])
+        for x in passage([dataclasses.replace(x, score=x.parts[i]) for x in usable]):
+            out.setdefault(x.order, by_order[x.order])
     return list(out.values())
 
 

@@ -139,18 +139,11 @@ def _fit(
     def fits_exactly(t: str) -> bool:
         return counter.count(render(t, defused=True)) <= room
 
-    counts: dict[str, int] = {}
-
-    def over(sentences: Sequence[str]) -> bool:
-        """Joined, sentences lose at most a token each to merges: past that, they cannot fit."""
-        total = sum(counts.setdefault(s, counter.count(s)) for s in sentences)
-        return shell + total - len(sentences) > room
-
     for check in (fits, fits_exactly):  # the exact check only if the sum was ever wrong
         fitted = None
         fate = Fate.TRUNCATED
         if c.score >= params.summary_min_score:
-            fitted, fate = ranked_extract(text, question, scorer, check, over), Fate.SUMMARISED
+            fitted, fate = ranked_extract(text, question, scorer, check), Fate.SUMMARISED
         if fitted is None:
             fitted, fate = truncate_sentences(text, check), Fate.TRUNCATED
         if fitted is None:

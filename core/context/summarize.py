@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
@@ -16,11 +16,8 @@ def ranked_extract(
     question: str,
     scorer: SentenceScorer,
     fits: Callable[[str], bool],
-    over: Callable[[Sequence[str]], bool] | None = None,
 ) -> tuple[str, int] | None:
-    """The chunk's sentences most similar to the question, as many as fit, in original order;
-    over: a cheap check that some sentences cannot fit together whatever joins them (a trial it
-    rules out is not rendered and counted).
+    """The chunk's sentences most similar to the question, as many as fit, in original order.
 
     Returns (extract, sentences used) or None when not even one sentence fits."""
     sentences = list(split_sentences(text))
@@ -33,8 +30,6 @@ def ranked_extract(
         # a step brings its whole numbered list when that fits: a procedure is not cut to its
         # most "relevant" steps
         for trial in (sorted({*chosen, *runs.get(int(i), (int(i),))}), sorted({*chosen, int(i)})):
-            if over is not None and over([sentences[j] for j in trial]):
-                continue
             if fits(_join(sentences, trial)):
                 chosen = trial
                 break

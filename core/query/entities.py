@@ -23,11 +23,11 @@ _UNIT = re.compile(
     re.I,
 )
 _ERA = re.compile(r"^(pre|post|mid|early|late|circa)[-_]?\d{2,4}s?$", re.I)  # "pre-1975": a time, not a model
-_PLURAL = re.compile(r"(?<=[a-z]\d)s$|(?<=[a-z]\d\d)s$|(?<=[a-z]\d\d\d)s$")  # "AK-47s" is the AK-47
+_PLURAL = re.compile(r"([a-z]\d+)s$")  # "AK-47s" is the AK-47
 
 
 def _norm(token: str) -> str:
-    return _PLURAL.sub("", token.lower().replace("-", "").replace("_", "").rstrip("."))
+    return _PLURAL.sub(r"\1", token.lower().replace("-", "").replace("_", "").rstrip("."))
 
 
 def is_entity(token: str) -> bool:

@@ -17,7 +17,7 @@ _SPLIT = re.compile(
     rf"\?\s+(?=\S)|,?\s+(?:and|but|or)\s+(?={_WH}\b)|[;:]\s+(?={_WH}\b)|\s+[-–—]\s+(?={_WH}\b)",
     re.IGNORECASE,
 )
-MIN_WORDS = 2  # a part needs at least this many content words of its own
+MIN_WORDS = 2  # the first part needs this many content words (later ones: any)
 
 
 def question_parts(question: str) -> tuple[str, ...]:
