@@ -12,6 +12,7 @@ on every answer.
 
     python -m tests.support.shield.suite [--out report.json]     # prints the per-style table
     python -m tests.support.shield.suite --holdout                # the held-out suites
+    python -m tests.support.shield.suite --holdout holdout2       # the third red-teamer's suites
 """
 
 from __future__ import annotations
@@ -270,14 +271,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the full report as JSON here")
     parser.add_argument(
         "--holdout",
-        action="store_true",
-        help="run the held-out suites (holdout_*.json: a second red-teamer, measured once, never tuned on)",
+        nargs="?",
+        const="holdout",
+        metavar="PREFIX",
+        help="run a held-out pair PREFIX_attacks.json / PREFIX_benign.json instead (default prefix "
+        "'holdout': a second red-teamer; 'holdout2': a third), each measured before any tuning on it",
     )
     args = parser.parse_args(argv)
     if args.holdout:
         global ATTACKS, BENIGN
-        ATTACKS = json.loads((HERE / "holdout_attacks.json").read_text(encoding="utf-8"))
-        BENIGN = json.loads((HERE / "holdout_benign.json").read_text(encoding="utf-8"))
+        ATTACKS = json.loads((HERE / f"{args.holdout}_attacks.json").read_text(encoding="utf-8"))
+        BENIGN = json.loads((HERE / f"{args.holdout}_benign.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         report = run(build_store(Path(tmp)))
     print(report.table())
