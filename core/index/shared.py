@@ -84,7 +84,9 @@ class SharedManifest:
             self._col = None
             s = self.settings
             line = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-            raise StoreUnavailable(f"manifest on the Chroma server at {s.chroma_host}:{s.chroma_port}: {line}") from e
+            raise StoreUnavailable(
+                f"manifest on the Chroma server at {s.chroma_host}:{s.chroma_port}: {line}"
+            ) from e
 
     def now(self) -> int:
         """A stamp on the server's clock (ms): one heartbeat fixes the offset to the local clock."""
