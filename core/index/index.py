@@ -8,6 +8,7 @@ reconciles the two stores."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import logging
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -16,10 +17,13 @@ from typing import Any
 import numpy as np
 
 from core.config import Settings
+from core.errors import StoreUnavailable
 from core.index import lexical, manifest, state
 from core.index.db import LocalDB
+from core.index.follow import Follower
 from core.index.lexical import LexicalIndex
 from core.index.manifest import FileRecord, Manifest
+from core.index.shared import SharedManifest, SharedRecord
 from core.index.state import IndexState
 from core.index.vectors import StoredVector, VectorStore
 
@@ -37,6 +41,14 @@ class Index:
         self.manifest = Manifest(self.db)
         self.state = IndexState(self.db)
         self._write_lock = threading.RLock()
+        # server mode: the manifest lives in Chroma and the local rows follow it (issue 22)
+        self.shared = SharedManifest(settings) if settings.server_mode else None
+        self.follower = Follower(self.db, self.vectors, self.shared) if self.shared else None
+
+    def catch_up(self, force: bool = True) -> None:
+        """Server mode: bring the local lexical rows and manifest mirror in step with Chroma."""
+        if self.follower is not None:
+            self.follower.check(force=force)
 
     # -- reads ----------------------------------------------------------------------------------
     def query(self, embedding: np.ndarray, k: int) -> list[StoredVector]:
@@ -46,10 +58,19 @@ class Index:
         return self.vectors.get(ids)
 
     def search_lexical(self, text: str, k: int) -> list[tuple[str, float]]:
+        try:
+            self.catch_up(force=False)
+        except StoreUnavailable as e:  # the dense side reports the outage; search what is here
+            log.warning("lexical catch-up skipped: %s", e)
         return self.lexical.search(text, k)
 
     def files(self, root: str | None = None) -> dict[str, FileRecord]:
+        self.catch_up()
         return self.manifest.files(root)
+
+    def all_files(self) -> list[FileRecord]:
+        self.catch_up()
+        return self.manifest.all_files()
 
     def ids_owned_elsewhere(self, ids: set[str], root: str, source: str) -> set[str]:
         return self.manifest.ids_owned_elsewhere(ids, root, source)
@@ -59,7 +80,7 @@ class Index:
 
     def stats(self) -> dict[str, int]:
         """Documents and chunks in the index."""
-        return {"documents": len(self.manifest.all_files()), "chunks": self.vectors.count()}
+        return {"documents": len(self.all_files()), "chunks": self.vectors.count()}
 
     # -- writes ---------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -69,6 +90,7 @@ class Index:
             if self.state.get("dirty"):
                 self.reconcile()
             self.state.set("dirty", "1")
+            self.catch_up()
             yield
             self.state.set("dirty", None)
 
@@ -83,10 +105,20 @@ class Index:
         self.vectors.upsert(ids, embeddings, documents, metadatas)
 
     def commit_file(
-        self, root: str, source: str, file_hash: str, chunks: Sequence[tuple[str, str]], stale: Sequence[str]
+        self,
+        root: str,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[tuple[str, str]],
+        stale: Sequence[str],
+        category: str = "",
     ) -> None:
         """Step 2: in one transaction, the lexical rows of (id, text) chunks and the manifest row;
-        then step 3, the stale vectors."""
+        then step 3, the stale vectors. Server mode records the file in Chroma's manifest first."""
+        if self.shared is not None:
+            now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            ids = tuple(cid for cid, _ in chunks)
+            self.shared.put(SharedRecord(root, source, file_hash, ids, self.shared.now(), now, category))
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, stale)
             LexicalIndex.add(conn, source, chunks)
@@ -95,7 +127,10 @@ class Index:
             self.vectors.delete(stale)
 
     def forget_file(self, root: str, source: str, ids: Sequence[str]) -> None:
-        """A removed file: its vectors, then its lexical rows and manifest row in one transaction."""
+        """A removed file: its vectors, then its lexical rows and manifest row in one transaction
+        (server mode: a tombstone in Chroma's manifest first)."""
+        if self.shared is not None:
+            self.shared.put(SharedRecord(root, source, "", (), self.shared.now(), removed=True))
         self.vectors.delete(ids)
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, ids)
@@ -129,6 +164,8 @@ class Index:
         with self._write_lock:
             self.state.set("dirty", "1")  # killed between the two resets → reconciled
             self.vectors.reset()
+            if self.shared is not None:
+                self.shared.reset()
             with self.db.transaction() as conn:
                 LexicalIndex.clear(conn)
                 Manifest.clear(conn)
