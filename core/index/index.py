@@ -43,7 +43,7 @@ class Index:
         self._write_lock = threading.RLock()
         # server mode: the manifest lives in Chroma and the local rows follow it (issue 22)
         self.shared = SharedManifest(settings) if settings.server_mode else None
-        self.follower = Follower(self.db, self.vectors, self.shared) if self.shared else None
+        self.follower = Follower(self.db, self.vectors, self.shared, interval_s=0.0) if self.shared else None
 
     def catch_up(self, force: bool = True) -> None:
         """Server mode: bring the local lexical rows and manifest mirror in step with Chroma."""
