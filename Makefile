@@ -8,7 +8,11 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CORPUS := data/corpus
 
-.PHONY: help venv index reindex run test test-fast bench bench-onnx lint
+PEERS_VENV  := .venv-peers
+PEERS_PY    := $(PEERS_VENV)/bin/python
+PEERS_STAMP := $(PEERS_VENV)/.installed
+
+.PHONY: help venv index reindex run test test-fast bench bench-onnx bench-peers lint
 
 help:
 	@echo "make run        set up .venv, index $(CORPUS) if the store is empty, start the Streamlit app"
@@ -17,6 +21,7 @@ help:
 	@echo "make index      ingest $(CORPUS) if the store is empty;  make reindex  sync it always"
 	@echo "make bench      ingest, budget, query and recall benches with --json (measured ratios)"
 	@echo "make bench-onnx the optional ONNX Runtime embedder against torch"
+	@echo "make bench-peers ContextLens against LlamaIndex (its packages go into .venv-peers only)"
 	@echo "make lint       ruff, when it is installed in .venv"
 
 venv: $(STAMP)
@@ -64,6 +69,16 @@ bench: venv
 # the optional ONNX Runtime embedder against torch (throughput, latency, recall@5)
 bench-onnx: venv
 	$(PY) -m bench.embedders --json
+
+# the framework peer (LlamaIndex) lives in its own venv: make run and make test never install it
+$(PEERS_STAMP): requirements.txt bench/requirements-peers.txt pyproject.toml
+	$(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install -r requirements.txt -r bench/requirements-peers.txt
+	$(PEERS_PY) -m pip install --no-deps -e .
+	@touch $(PEERS_STAMP)
+
+bench-peers: $(PEERS_STAMP)
+	$(PEERS_PY) -m bench.peers --json
 
 lint: venv
 	@if $(PY) -m ruff --version >/dev/null 2>&1; then \

@@ -7,6 +7,12 @@ subset makes them) with the same batch size; the order of the backends rotates e
 Single-query latency: the same distinct questions, one at a time. Retrieval quality: recall@5 of
 the gold paragraph for the answerable questions, by exact cosine search over each backend's own
 paragraph vectors (so only the embedder differs). Prints measured ratios against torch fp32.
+
+Query encoders (issue 21, `--query-encoders`, default torch,onnx,onnx-int8): the shipped
+single-question path (`core.embed.query`), timed one question at a time in rotation, and its
+recall@5 against the *torch* paragraph vectors — the combination the app runs (documents embedded
+by torch at ingest, questions by the query encoder) — with the cosine of each question's vector to
+torch's.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--squad", help="SQuAD v2 JSON (default: ../shared/eval/squad2/...)")
     p.add_argument("--cache", help="ONNX export cache (default: a tmp dir, so the export is timed)")
     p.add_argument("--keep", help="work in this directory and keep it")
+    p.add_argument("--query-encoders", default="torch,onnx,onnx-int8", help="'' to skip")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     args = p.parse_args(argv)
     quiet_logs()
@@ -117,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                 c = (vectors[b] * vectors["torch"]).sum(axis=1)
                 cos[b] = {"min": round(float(c.min()), 4), "mean": round(float(c.mean()), 5)}
 
+        query = _query_encoders(args, cache, emb.get("torch"), vectors.get("torch"), answerable, qs, rep)
+
         base = "torch" if "torch" in backends else backends[0]
         for b in backends:
             rep.line(f"{b:<10} {throughput[b]:7.2f} chunks/s (×{ratio(throughput[b], throughput[base])} of {base}); "
@@ -128,11 +137,47 @@ def main(argv: list[str] | None = None) -> int:
             "throughput_vs_torch": {b: ratio(throughput[b], throughput[base]) for b in backends},
             "query_ms": {b: summary(v) for b, v in latency.items()}, "recall_at_5": recall,
             "recall_delta_vs_torch": {b: round(recall[b] - recall[base], 4) for b in backends},
-            "cosine_to_torch": cos, "skipped": skipped,
+            "cosine_to_torch": cos, "skipped": skipped, "query_encoders": query,
             "targets": {"throughput_vs_torch": ">= 2 (int8)", "recall_delta_vs_torch": ">= -0.01"},
         })  # fmt: skip
         rep.finish()
     return 0
+
+
+def _query_encoders(args: Any, cache: Path, torch_emb: Any, torch_vecs: Any, answerable: Any,
+                    qs: list[str], rep: Report) -> dict[str, Any]:  # fmt: skip
+    """Single-question latency and recall@5 (against torch paragraph vectors) per query encoder."""
+    kinds = [k.strip() for k in args.query_encoders.split(",") if k.strip()]
+    if not kinds or torch_emb is None or torch_vecs is None:
+        return {}
+    from core.embed.query import make_query_encoder
+
+    enc = {k: make_query_encoder(k, "", cache, lambda: torch_emb) for k in kinds}  # type: ignore[arg-type]
+    for e in enc.values():
+        e.encode("warm up")
+    lat: dict[str, list[float]] = {k: [] for k in kinds}
+    for i, q in enumerate(qs):
+        order = kinds[i % len(kinds) :] + kinds[: i % len(kinds)]
+        for k in order:
+            t = time.perf_counter()
+            enc[k].encode(q)
+            lat[k].append((time.perf_counter() - t) * 1000)
+    gold = np.array([q.paragraph for q in answerable])
+    ref = torch_emb.embed([q.text for q in answerable])
+    out: dict[str, Any] = {}
+    for k in kinds:
+        qv = np.vstack([enc[k].encode(q.text) for q in answerable])
+        top = np.argsort(-(qv @ torch_vecs.T), axis=1)[:, :5]
+        c = (qv * ref).sum(axis=1)
+        out[k] = {
+            "encoder": enc[k].name, "query_ms": summary(lat[k]),
+            "recall_at_5_vs_torch_documents": round(float((top == gold[:, None]).any(axis=1).mean()), 4),
+            "cosine_to_torch": {"min": round(float(c.min()), 5), "mean": round(float(c.mean()), 6)},
+        }  # fmt: skip
+        rep.line(f"query encoder {k:<9} p50 {out[k]['query_ms']['p50']:.2f} ms, p90 {out[k]['query_ms']['p90']:.2f} ms; "
+                 f"recall@5 vs torch documents {out[k]['recall_at_5_vs_torch_documents']:.4f}; "
+                 f"cosine to torch min {out[k]['cosine_to_torch']['min']}")  # fmt: skip
+    return out
 
 
 if __name__ == "__main__":

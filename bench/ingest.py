@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
         ratio_all = ratio(raw_total, ingest_total)
         share = ratio(sum(r["ingest_embed_s"] for r in rounds), ingest_total)
-        rep.line(f"ingest/raw throughput ratio (all rounds): {ratio_all:.3f}  (target ≥ 0.9)")
+        rep.line(f"ingest/raw throughput ratio (all rounds): {ratio_all:.3f}  (target ≥ 0.95, issue 21)")
         rep.line(f"encoder share of the ingest's own time: {share:.3f} (the same ratio measured inside "
                  "each ingest, immune to load drift between the ingest and the raw run)")  # fmt: skip
         rep.data.update(
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                 "peak_rss_mb": max(r["peak_rss_mb"] for r in rounds),
                 "rss_before_ingest_mb": min(r["rss_before_mb"] for r in rounds),
                 "profile": profile_path,
-                "targets": {"ingest_vs_raw_ratio": ">= 0.9", "reingest_fraction": "<= 0.05"},
+                "targets": {"ingest_vs_raw_ratio": ">= 0.95", "reingest_fraction": "<= 0.05"},
             }
         )
         rep.finish()

@@ -72,6 +72,7 @@ class Seed:
 
 def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log: Any) -> dict[str, Any]:
     """Fill an (empty) index with n chunks: the real ones first, then synthetic ones."""
+    from core.shield.quarantine import ingest_metadata
     from core.text import split_sentences
 
     t0 = time.perf_counter()
@@ -123,6 +124,7 @@ def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log
             metas.append({
                 "source": source, "category": cat, "title": f"{cat} {k}", "chunk_index": j,
                 "tokens": 0, "content_hash": "", "file_hash": f"{k:016x}",
+                **ingest_metadata("", text),  # the shield's record, as ingest writes it on every chunk
             })  # fmt: skip
             vecs.append(v)
         files.append((seed.root, source, f"{k:064x}", pos))
@@ -223,8 +225,11 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
 
     On a shared machine wall time includes waiting for a core; CPU time is close to what an idle
     machine's wall time would be (single-threaded parts). `model_*` adds the CPU components up
-    the way the real path runs them: dense = embed + search + budget; hybrid = max(embed, FTS5)
+    the way the real path runs them: dense = embed + search + budget; hybrid = max(embed, lexical)
     (the lexical search runs beside the query embedding) + the rest of search + budget.
+    `embed_query` is the shipped query encoder (ONNX Runtime by default), `embed_query_torch` the
+    documents' torch embedder on the same text; `lexical_search` the shipped lexical engine (in
+    memory by default), `fts5_search` FTS5's own bm25 query over the same rows.
     """
     from core.context.fit import fit_evidence
     from core.pipeline import Pipeline
@@ -235,13 +240,17 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
     r = p.resources.retriever
     k = s.top_k
     n_lex = k * 2
-    names = ["embed_query", "chroma_query", "fts5_search", "search_dense", "search_hybrid",
-             "budget_dense", "budget_hybrid"]  # fmt: skip
+    names = ["embed_query", "embed_query_torch", "chroma_query", "lexical_search", "fts5_search",
+             "search_dense", "search_hybrid", "budget_dense", "budget_hybrid"]  # fmt: skip
+    from core.index.lexical import LexicalIndex
+
+    fts5 = LexicalIndex(r.index.db, "fts5")  # FTS5 itself, for comparison with the shipped engine
     wall: dict[str, list[float]] = {n: [] for n in names}
     cpu: dict[str, list[float]] = {n: [] for n in names}
     model: dict[str, list[float]] = {"dense": [], "hybrid": []}
     r.embedder.embed(["warm up the embedder"])
-    r.search("warm up the index", k, query_vector=r.embedder.embed(["warm up the index"])[0])
+    r.search("warm up the index", k, query_vector=r._encode("warm up the index"))
+    fts5.search("warm up the index", n_lex)
 
     def timed(name: str, fn: Any, *a: Any) -> Any:
         w, c = time.perf_counter(), time.process_time()
@@ -258,14 +267,16 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
         return r.search(question, k, mode, s.rrf_k, query_vector=vec)
 
     for q in questions:
-        vec = timed("embed_query", lambda t: r.embedder.embed([t])[0], q.text)  # uncached: first sight
+        vec = timed("embed_query", r._encode, q.text)  # the shipped query encoder, uncached
+        timed("embed_query_torch", lambda t: r.embedder.embed([t])[0], q.text)
         timed("chroma_query", r.index.vectors.query, vec, k * 2)
-        timed("fts5_search", r.index.lexical.search, q.text, n_lex)
+        timed("fts5_search", fts5.search, q.text, n_lex)
+        timed("lexical_search", r.index.lexical.search, q.text, n_lex)
         dense = timed("search_dense", search, q.text, "dense", vec)
         hybrid = timed("search_hybrid", search, q.text, "hybrid", vec)
         timed("budget_dense", budget, q.text, dense)
         timed("budget_hybrid", budget, q.text, hybrid)
-        e, f = cpu["embed_query"][-1], cpu["fts5_search"][-1]
+        e, f = cpu["embed_query"][-1], cpu["lexical_search"][-1]
         model["dense"].append(e + cpu["search_dense"][-1] + cpu["budget_dense"][-1])
         model["hybrid"].append(max(e, f) + max(0.0, cpu["search_hybrid"][-1] - f) + cpu["budget_hybrid"][-1])
     return {
@@ -389,8 +400,9 @@ def main(argv: list[str] | None = None) -> int:
             "sizes": sizes, "modes": modes, "questions_per_size_and_mode": len(questions),
             "distinct_questions": True, "top_k": seed_settings.top_k, "embedded": results,
             "server": server, "builds": builds, "components_ms": comp, **summary_out,
-            "targets": {"p50_ms_at_100k": "<= 25", "p90_ms_at_100k": "<= 50",
-                        "p50_100k_over_1k": "<= 2", "hybrid_over_dense_p50": "<= 1.5"},
+            "query_encoder": models.query_encoder.name, "lexical_engine": seed_settings.lexical_engine,
+            "targets": {"hybrid_p50_ms_at_100k": "<= 15", "hybrid_p90_ms_at_100k": "<= 25",
+                        "dense_p50_ms_at_100k": "<= 10", "p50_100k_over_1k": "<= 1.5"},
         })  # fmt: skip
         rep.finish()
     return 0
@@ -414,7 +426,7 @@ def _summarise(results: dict[str, Any], sizes: list[int], modes: list[str], serv
         a = results[lo][m]["retrieval_plus_budgeting_ms"]["p50"]
         b = results[hi][m]["retrieval_plus_budgeting_ms"]["p50"]
         scaling[m] = ratio(b, a)
-        out["_lines"].append(f"{m}: p50({hi})/p50({lo}) = {scaling[m]}  (target ≤ 2)")
+        out["_lines"].append(f"{m}: p50({hi})/p50({lo}) = {scaling[m]}  (target ≤ 1.5)")
     out["p50_largest_over_smallest"] = scaling
     if "dense" in modes and "hybrid" in modes:
         hd = {

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from core.config import Settings
 from core.embed import Embedder, make_embedder
+from core.embed.query import QueryEncoder, make_query_encoder
 from core.index import Index
 from core.retrieval import Retriever
 from core.scoring import SentenceScorer
@@ -28,9 +29,13 @@ class Models:
             settings.embedding_model,
             settings.embedding_batch_size,
             settings.embedding_backend,
-            str(settings.store_path / "onnx") if settings.embedding_backend == "onnx" else "",
+            str(settings.onnx_cache_path) if settings.embedding_backend == "onnx" else "",
         )
+        # an embedder handed in (a wrapper, another model) also embeds the questions: its vectors only
+        kind = settings.query_encoder if embedder is None else "torch"
+        self._query_spec = (kind, settings.embedding_model, settings.onnx_cache_path)
         self._embedder = embedder
+        self._query: QueryEncoder | None = None
         self._scorer: SentenceScorer | None = None
         self._lock = threading.Lock()
 
@@ -40,6 +45,19 @@ class Models:
             if self._embedder is None:
                 self._embedder = make_embedder(*self._spec)
             return self._embedder
+
+    @property
+    def query_encoder(self) -> QueryEncoder:
+        """Embeds questions (ONNX Runtime unless settings.query_encoder is torch or it fails)."""
+        with self._lock:
+            if self._query is not None:
+                return self._query
+        kind, model, cache = self._query_spec
+        encoder = make_query_encoder(kind, model, cache, lambda: self.embedder)
+        with self._lock:
+            if self._query is None:
+                self._query = encoder
+            return self._query
 
     @property
     def scorer(self) -> SentenceScorer:
@@ -76,7 +94,11 @@ class Resources:
         return self.models.scorer
 
     @property
+    def query_encoder(self) -> QueryEncoder:
+        return self.models.query_encoder
+
+    @property
     def retriever(self) -> Retriever:
         if self._retriever is None:
-            self._retriever = Retriever(self.index, self.embedder)
+            self._retriever = Retriever(self.index, self.embedder, self.models.query_encoder)
         return self._retriever

@@ -37,7 +37,7 @@ ATTRIBUTE_OF = {
 }  # fmt: skip
 
 # a wider list for lexical search (scikit-learn's English list)
-SEARCH_STOP_WORDS = ENGLISH_STOP_WORDS
+SEARCH_STOP_WORDS = ENGLISH_STOP_WORDS | STOP_WORDS  # (its list lacks "did", "does")
 
 
 def words(text: str) -> list[str]:

@@ -3,13 +3,16 @@ bullet per compared entity. Each claim ends with its (source); the output is Mar
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
 from core.answer.citations import cite
 from core.answer.evidence import Scored
+from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
 from core.query.entities import entities, family, matches
+from core.query.parts import distinct_words
 from core.text import ATTRIBUTE_OF, content_words
 
 # the words of a comparison question that name no attribute
@@ -109,6 +112,17 @@ def passage(usable: Sequence[Scored]) -> list[Scored]:
                     grown = True
         if not grown:
             return units[lo : hi + 1]
+
+
+def passages(usable: Sequence[Scored], parts: int) -> list[Scored]:
+    """For a question of several parts, each part's passage (scored for that part), in the
+    question's order, a unit another part's passage already holds not repeated."""
+    by_order = {x.order: x for x in usable}
+    out: dict[int, Scored] = {}
+    for i in range(parts):
+        for x in passage([dataclasses.replace(x, score=x.parts[i]) for x in usable]):
+            out.setdefault(x.order, by_order[x.order])
+    return list(out.values())
 
 
 def _key(x: Scored) -> int | str:
@@ -278,3 +292,40 @@ def _display(token: str, x: Scored) -> str:
             if word.lower().replace("-", "").endswith(token) or token.endswith(word.lower().replace("-", "")):
                 return word
     return token
+
+
+PARALLEL = 0.1  # the second side's unit gains this for standing in the first side's section …
+ALIKE = 0.3  # … and this share of its word overlap with the first side's (facts written in parallel)
+
+
+def sides(usable: Sequence[Scored], parts: Sequence[str]) -> tuple[str, tuple[str, ...]] | None:
+    """A comparison of two things the question names in words ("security logs" compared to
+    "incident tickets"): for each side, the best unit for it among those more about it than about
+    the other side (more of the words only it has, in the unit or its heading); the second side's
+    unit preferably in the first one's section and worded like it, as parallel facts are written.
+    None unless both sides have one."""
+    if len(parts) != 2:
+        return None
+    own = [{w[:5] for w in distinct_words(a, b)} for a, b in (parts, parts[::-1])]
+    picked: list[Scored] = []
+    for i in (0, 1):
+        fits = [x for x in usable if x not in picked and _about(x, own[i], own[1 - i] - own[i])]
+        if not fits:
+            return None
+        picked.append(max(fits, key=lambda x, i=i: _side_value(x, i, picked)))
+    lines = [f"- {cite(x.text, x.label)}" for x in picked]
+    return "\n".join(lines), _labels(picked)
+
+
+def _about(x: Scored, mine: set[str], theirs: set[str]) -> bool:
+    words = {w[:5] for w in content_words(" ".join((*x.unit.path[-1:], x.text)))}
+    return len(words & mine) > len(words & theirs)
+
+
+def _side_value(x: Scored, side: int, picked: Sequence[Scored]) -> float:
+    if not picked:
+        return x.parts[side]
+    first = picked[0]
+    near = (x.source, x.unit.path) == (first.source, first.unit.path)
+    alike = jaccard(word_set(x.text), word_set(first.text))  # "A … is a stop category 2"
+    return x.parts[side] + (PARALLEL if near else 0.0) + ALIKE * alike

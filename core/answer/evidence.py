@@ -13,9 +13,14 @@ import numpy as np
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, family, matches, question_entities
+from core.query.parts import parts_for
 from core.scoring import SentenceScorer
 from core.text import ATTRIBUTE_OF, content_words
 from core.types import Fate, LedgerEntry
+
+SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
+_DIGIT = re.compile(r"\d")
+PART_WEIGHT = 0.6  # a part's own relevance in its score (the rest: the whole question's)
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,12 @@ class Scored:
     scope: frozenset[str]  # the entities it stands under
     conflict: frozenset[str]  # the other entities it is about (empty: usable)
     condensed: bool = False  # its chunk was injected in part (summarised or truncated)
+    parts: tuple[float, ...] = ()  # its score for each part of a question that asks several things
+
+    @property
+    def best(self) -> float:
+        """Its score for the question or, if higher, for one of its parts."""
+        return max(self.score, *self.parts) if self.parts else self.score
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,7 @@ class Evidence:
     query_type: str
     wanted: frozenset[str]
     units: tuple[Scored, ...]
+    parts: tuple[str, ...] = ()  # the question's parts when it asks several things (Scored.parts)
 
 
 def score_units(
@@ -48,6 +60,7 @@ def score_units(
 ) -> Evidence:
     """Every usable unit of the injected evidence, scored against the question."""
     wanted = frozenset(question_entities(question))
+    asked = parts_for(question, query_type)
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
     for n, e in enumerate(entries):
         if e.suspicious:  # quarantined: none of a flagged passage's sentences is ever quoted
@@ -62,11 +75,18 @@ def score_units(
             clash = frozenset(conflicts(set(wanted), scope, entities(text)))
             pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
     if not pool:
-        return Evidence(question, query_type, wanted, ())
+        return Evidence(question, query_type, wanted, (), asked)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
     contexts = [" › ".join((*u.path[-2:], b)) if u.path else b for (u, *_), b in zip(pool, bare, strict=True)]
-    sims = 0.75 * scorer.relevance(contexts, question) + 0.25 * _stem_overlap(contexts, question)
-    sims = sims + _lookup_bonus([u for u, *_ in pool], bare, question, wanted)
+    plain = [u for u, *_ in pool]
+
+    def relevance(query: str) -> np.ndarray:
+        sims = 0.75 * scorer.relevance(contexts, query) + 0.25 * _stem_overlap(contexts, query)
+        return sims + _lookup_bonus(plain, bare, query, wanted)
+
+    sims = relevance(question)
+    # a part is read with the whole question, which carries the subject "… prevent it" leans on
+    by_part = [PART_WEIGHT * relevance(part) + (1 - PART_WEIGHT) * sims for part in asked]
     units = tuple(
         Scored(
             u,
@@ -78,10 +98,11 @@ def score_units(
             scope,
             clash,
             e.fate != Fate.KEPT,
+            tuple(float(p[i]) for p in by_part),
         )  # fmt: skip
         for i, (u, text, e, scope, clash, order) in enumerate(pool)
     )
-    return Evidence(question, query_type, wanted, units)
+    return Evidence(question, query_type, wanted, units, asked)
 
 
 def _stem(source: str) -> str:
@@ -90,8 +111,8 @@ def _stem(source: str) -> str:
 
 def _usable(u: Unit) -> bool:
     words = len(u.text.split())
-    if u.kind == "sentence" and (words < 3 or u.text.endswith(":")):
-        return False
+    if u.kind == "sentence" and ((words < 3 and not _DIGIT.search(u.text)) or u.text.endswith(":")):
+        return False  # a fragment; "Released 2024-08-05." is a fact
     return words >= 2  # a flagged chunk is skipped whole (score_units): no unit is checked again here
 
 
@@ -111,8 +132,12 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
     for heading in reversed(u.path):
         found = entities(heading)
         if found:
-            # a list item under "Firmware 4.1.3" says which version only through its heading
-            qualified = u.kind == "item" and heading == u.path[-1] and not matches(found, entities(u.text))
+            # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
+            qualified = (
+                (u.kind == "item" or len(u.text.split()) <= SHORT_WORDS)
+                and heading == u.path[-1]
+                and not matches(found, entities(u.text))
+            )
             return (f"{heading} — {u.text}" if qualified else u.text), found
     return u.text, set(title_scope)
 

@@ -18,6 +18,7 @@ from core.answer import compose
 from core.answer.draft import Draft
 from core.answer.evidence import Evidence, Scored, score_units
 from core.context.dedupe import jaccard, word_set
+from core.query.entities import entities, matches
 from core.scoring import SentenceScorer
 from core.types import LedgerEntry
 
@@ -48,6 +49,10 @@ def extractive_answer(
 def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse: bool = True) -> Draft:
     """The extractive answer from already scored units."""
     usable = [x for x in ev.units if not x.conflict]
+    others = _only_siblings(ev) if may_refuse else []
+    if others:  # "Rover M2" asked, only "Rover M1" in the evidence: its facts are not the M2's
+        why = f"the injected evidence names {', '.join(others)}, never what the question names"
+        return Draft(refusal, (), True, why)
     if not usable:
         why = "no usable sentence in the injected context"
         if ev.units:
@@ -62,6 +67,14 @@ def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse:
     return Draft(text, labels, False, "", best)
 
 
+def _only_siblings(ev: Evidence) -> list[str]:
+    """The sibling entities the evidence is about when it never names an asked one (empty: it
+    does, or it names no sibling)."""
+    if not ev.wanted or any(matches(ev.wanted, set(x.scope) | entities(x.text)) for x in ev.units):
+        return []
+    return sorted({o for x in ev.units for o in x.conflict})
+
+
 def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tuple[str, ...]]:
     if ev.query_type == "procedural":
         steps = compose.procedure(usable, ev.question)
@@ -71,8 +84,13 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         table = compose.comparison(usable, ev.question, ev.wanted)
         if table is not None:
             return table
+        sides = compose.sides(usable, ev.parts)
+        if sides is not None:
+            return sides
         return compose.units(pick(usable, floor, most=4))  # both sides, from the best units
     if ev.query_type == "analytical":
+        if ev.parts:  # "what caused it, and how is it prevented?": a passage for each part
+            return compose.units(compose.passages(usable, len(ev.parts)))
         run = compose.passage(usable)
         best = max(usable, key=lambda x: x.score)
         if run and best in run:

@@ -23,7 +23,7 @@ from core.context.dedupe import Deduper
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import ranked_extract, truncate_sentences
 from core.scoring import SentenceScorer
-from core.shield.quarantine import chunk_flags
+from core.shield.quarantine import chunk_flags, defused_text
 from core.tokens import TiktokenCounter
 from core.types import Candidate, Fate, LedgerEntry
 
@@ -75,7 +75,7 @@ def in_evidence_order(candidates: Sequence[Candidate], order: str) -> list[Candi
     return list(candidates) if order == "rank" else sorted(candidates, key=lambda c: -c.score)
 
 
-def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
+def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str, defused: bool = False) -> str:
     meta = c.chunk.metadata
     page = int(meta["page"]) if "page" in meta else None
     return fmt.entry(
@@ -87,6 +87,7 @@ def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str) -> str:
         page,
         str(meta.get("heading_path", "")),
         chunk_flags(c.chunk),
+        defused,
     )
 
 
@@ -116,7 +117,7 @@ def _fit(
     c: Candidate,
     question: str,
     params: BudgetParams,
-    render: Callable[[str], str],
+    render: Callable[..., str],
     counter: TiktokenCounter,
     scorer: SentenceScorer,
     room: int,
@@ -124,21 +125,34 @@ def _fit(
     """An overflowing candidate fitted into room tokens: (fate, text, rendered entry, its tokens).
 
     High scores get their sentences most relevant to the question, the rest a sentence-boundary
-    truncation; None when not even one sentence fits."""
+    truncation; None when not even one sentence fits. The chunk is defused once and its extracts
+    cut from that text (defusing is idempotent and keeps sentences), so the many trial renders
+    need not scan for markers again."""
+    text = defused_text(c.chunk)
+    # the entry's fields cost the same whatever the text: counted once; the text starts and ends
+    # at a line break, where cl100k never merges tokens, so the sum is the entry's count
+    shell = counter.count(render("", defused=True))
 
     def fits(t: str) -> bool:
-        return counter.count(render(t)) <= room
+        return shell + counter.count(t) <= room
 
-    fitted = None
-    fate = Fate.TRUNCATED
-    if c.score >= params.summary_min_score:
-        fitted, fate = ranked_extract(c.chunk.text, question, scorer, fits), Fate.SUMMARISED
-    if fitted is None:
-        fitted, fate = truncate_sentences(c.chunk.text, fits), Fate.TRUNCATED
-    if fitted is None:
-        return None
-    full = render(fitted[0])
-    return fate, fitted[0], full, counter.count(full)
+    def fits_exactly(t: str) -> bool:
+        return counter.count(render(t, defused=True)) <= room
+
+    for check in (fits, fits_exactly):  # the exact check only if the sum was ever wrong
+        fitted = None
+        fate = Fate.TRUNCATED
+        if c.score >= params.summary_min_score:
+            fitted, fate = ranked_extract(text, question, scorer, check), Fate.SUMMARISED
+        if fitted is None:
+            fitted, fate = truncate_sentences(text, check), Fate.TRUNCATED
+        if fitted is None:
+            return None
+        full = render(fitted[0], defused=True)
+        cost = counter.count(full)
+        if cost <= room:
+            return fate, fitted[0], full, cost
+    return None
 
 
 def build_context(
@@ -200,7 +214,7 @@ class _Walk:
         if self.overflowed and (params.tail_cap is None or room <= 0):
             self.fates[i] = ledger_entry(c, counter, Fate.OVER_BUDGET)
             return
-        full = render(c.chunk.text)
+        full = render(defused_text(c.chunk), defused=True)
         cost = counter.count(full)
         fate, text = Fate.KEPT, c.chunk.text
         if cost > room:
@@ -229,7 +243,7 @@ class _Walk:
             if left <= 0:
                 break
             c = self.candidates[i]
-            full = render(c.chunk.text)
+            full = render(defused_text(c.chunk), defused=True)
             cost = self.counter.count(full)
             grown: tuple[Fate, str, str, int] | None = (Fate.KEPT, c.chunk.text, full, cost)
             if cost > old.injected_tokens + left:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.query.entities import conflicts, entities, question_entities
+from core.query.entities import conflicts, entities, matches, question_entities
 from core.types import Candidate
 
 
@@ -26,12 +26,23 @@ def chunk_scope(c: Candidate) -> set[str]:
     return entities(title) if title and title != stem else set()
 
 
+_HEADING_LINE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
+
+
+def _heads_asked(c: Candidate, wanted: set[str]) -> bool:
+    """The chunk holds a section headed by an asked entity (it starts under "Firmware 4.2.0" and
+    goes on into "## Firmware 4.1.3"): it is about the asked one too."""
+    return any(matches(wanted, entities(h)) for h in _HEADING_LINE.findall(c.chunk.text))
+
+
 def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Candidate]:
     """The candidates with those about another entity than the question's moved last (stable)."""
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
-    elsewhere = [bool(conflicts(wanted, chunk_scope(c), set())) for c in candidates]
+    elsewhere = [
+        bool(conflicts(wanted, chunk_scope(c), set())) and not _heads_asked(c, wanted) for c in candidates
+    ]
     return [c for c, away in zip(candidates, elsewhere, strict=True) if not away] + [
         c for c, away in zip(candidates, elsewhere, strict=True) if away
     ]

@@ -130,7 +130,8 @@ class _Packer:
         self.opened: set[int] = set()  # the sources (citation labels) with an entry already
 
     def _values(self) -> np.ndarray:
-        """Each unit's relevance as the answerer scores it, plus its chunk's rank prior; a unit the
+        """Each unit's relevance as the answerer scores it (for the question or the part of it the
+        unit answers best), plus its chunk's rank prior; a unit the
         answerer would not use (too short, a heading-like line) is only taken as another's context."""
         entries = [
             ledger_entry(ch.candidate, self.counter, Fate.KEPT, ch.candidate.chunk.text) for ch in self.chunks
@@ -142,7 +143,7 @@ class _Packer:
             k, p = divmod(s.order, 100000)
             bonus = step_bonus(s.unit) if steps and s.unit.kind == "item" else 0.0
             value[self.index[(k, p)]] = (
-                s.score + bonus + RANK_PRIOR / (k + 1) - (CONFLICT if s.conflict else 0.0)
+                s.best + bonus + RANK_PRIOR / (k + 1) - (CONFLICT if s.conflict else 0.0)
             )
         return value
 

@@ -39,13 +39,16 @@ def ranked_extract(
 
 
 def truncate_sentences(text: str, fits: Callable[[str], bool]) -> tuple[str, int] | None:
-    """The longest run of leading sentences that fits, or None when the first does not."""
+    """The longest run of leading sentences that fits, or None when the first does not (found by
+    bisection: a longer run never costs fewer tokens)."""
     sentences = list(split_sentences(text))
-    used = 0
-    for n in range(1, len(sentences) + 1):
-        if not fits(_join(sentences, list(range(n)))):
-            break
-        used = n
+    used, hi = 0, len(sentences)  # the run of `used` fits; one of hi + 1 would not
+    while used < hi:
+        mid = (used + hi + 1) // 2
+        if fits(_join(sentences, list(range(mid)))):
+            used = mid
+        else:
+            hi = mid - 1
     if used == 0:
         return None
     return _join(sentences, list(range(used))), used

@@ -17,6 +17,7 @@ from core.text import is_heading, split_sentences, strip_markup
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _ITEM = re.compile(r"^\s*(?:[-*+•]|(\d{1,3})[.)])\s+(.*)$")
 _RULE_ROW = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
+_ELISION = frozenset({"…", "..."})
 _UNDERLINE = re.compile(r"^\s*(=+|-{3,})\s*$")
 
 
@@ -63,6 +64,8 @@ def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] =
     in_list = False
     for ln, line in enumerate(text.split("\n")):
         stripped = line.strip()
+        if stripped in _ELISION:  # an extract left lines out here: the table or list goes on
+            continue
         if not stripped or _decoration(stripped):
             if not stripped:
                 header, in_list = None, False

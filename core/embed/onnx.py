@@ -33,8 +33,8 @@ from core.errors import SettingsError
 
 log = logging.getLogger(__name__)
 
-# where exports go when no cache dir is given: beside the default store
-DEFAULT_CACHE = PROJECT_ROOT / "data" / "store" / "onnx"
+# where exports go when no cache dir is given (Settings.onnx_cache_path's default; git-ignored)
+DEFAULT_CACHE = PROJECT_ROOT / "data" / "cache" / "onnx"
 _EXPORT_VERSION = 1  # bump when the exported graph or the quantisation recipe changes
 
 
@@ -47,6 +47,7 @@ class OnnxEmbedder:
         batch_size: int = 64,
         cache_dir: str | Path | None = None,
         quantize: bool = True,
+        threads: int = 0,
     ) -> None:
         try:
             import onnxruntime as ort
@@ -77,7 +78,11 @@ class OnnxEmbedder:
                 )
 
         self._load_tokenizers(Tokenizer, path / "tokenizer.json", max_seq)
-        self._session = _session(ort, self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE))
+        self._session = _session(
+            ort,
+            self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE),
+            threads or os.cpu_count() or 1,
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._table: np.ndarray | None = None
         self._lock = threading.Lock()
@@ -108,7 +113,7 @@ class OnnxEmbedder:
             return target
         folder.mkdir(parents=True, exist_ok=True)
         if not fp32.exists():
-            log.info("exporting %s to ONNX (once) into %s", self._path, folder)
+            log.warning("exporting the embedding model to ONNX once (about half a minute) into %s", folder)
             _atomic(fp32, lambda tmp: _export(self._path, tmp))
         if self.quantize and not int8.exists():
             log.info("quantising %s to int8 (once)", fp32)
@@ -162,9 +167,9 @@ class OnnxEmbedder:
             return self._table
 
 
-def _session(ort: Any, onnx_file: Path) -> Any:
+def _session(ort: Any, onnx_file: Path, threads: int) -> Any:
     opts = ort.SessionOptions()
-    opts.intra_op_num_threads = os.cpu_count() or 1
+    opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     # no busy-waiting workers: spinning threads collapse under any other load on few cores
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")

@@ -37,7 +37,7 @@ class Index:
         self.settings = settings
         self.vectors = VectorStore(settings)
         self.db = LocalDB(settings.lexical_path, lexical.SCHEMA + manifest.SCHEMA + state.SCHEMA)
-        self.lexical = LexicalIndex(self.db)
+        self.lexical = LexicalIndex(self.db, settings.lexical_engine)
         self.manifest = Manifest(self.db)
         self.state = IndexState(self.db)
         self._write_lock = threading.RLock()

@@ -18,12 +18,16 @@ _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z][A-Za-z]*$")
 _VERSION = re.compile(r"^v?\d+(\.\d+){1,3}$", re.I)
 _ORDINAL = re.compile(r"^\d+(st|nd|rd|th|s)$", re.I)  # "1st", "1990s": not a model
 _UNIT = re.compile(
-    r"^\d+(\.\d+)?(mm|cm|m|km|kg|g|w|kw|v|a|hz|khz|mhz|ghz|ms|s|h|mb|gb|tb|mp|x|px|k|min)$", re.I
+    r"^\d+(\.\d+)?[-_]?(mm|cm|m|km|kg|g|w|kw|v|a|hz|khz|mhz|ghz|ms|s|h|mb|gb|tb|mp|x|px|k|min|am|pm"
+    r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?|metres?|meters?|inch(es)?|feet|foot|percent)$",
+    re.I,
 )
+_ERA = re.compile(r"^(pre|post|mid|early|late|circa)[-_]?\d{2,4}s?$", re.I)  # "pre-1975": a time, not a model
+_PLURAL = re.compile(r"([a-z]\d+)s$")  # "AK-47s" is the AK-47
 
 
 def _norm(token: str) -> str:
-    return token.lower().replace("-", "").replace("_", "").rstrip(".")
+    return _PLURAL.sub(r"\1", token.lower().replace("-", "").replace("_", "").rstrip("."))
 
 
 def is_entity(token: str) -> bool:
@@ -31,7 +35,7 @@ def is_entity(token: str) -> bool:
     if _VERSION.match(token):
         return token.count(".") >= 2 or token[:1] in "vV"
     if _HAS_DIGIT.search(token) and _HAS_ALPHA.search(token):
-        return not (_ORDINAL.match(token) or _UNIT.match(token))
+        return not (_ORDINAL.match(token) or _UNIT.match(token) or _ERA.match(token))
     return bool(_CAMEL.match(token))
 
 

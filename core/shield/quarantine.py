@@ -5,6 +5,7 @@ between them, so a page that carries one is untrusted as a whole."""
 
 from __future__ import annotations
 
+from core.shield.defuse import defuse
 from core.shield.detect import inspect
 from core.types import Chunk
 
@@ -19,9 +20,18 @@ def page_flags(text: str) -> str:
     return "; ".join(inspect(text))
 
 
+INERT_KEY = "shield_inert"  # … DEFUSE_VERSION when defusing leaves the chunk's text as it is (else 0)
+DEFUSE_VERSION = 1  # bump when defuse.py changes what it breaks
+
+
 def ingest_metadata(page: str, chunk_text: str) -> dict[str, str | int]:
-    """What ingest records on a chunk, so a question does not run the detector again."""
-    meta: dict[str, str | int] = {VERSION_KEY: VERSION, OWN_KEY: "; ".join(inspect(chunk_text))}
+    """What ingest records on a chunk, so a question does not run the detector again, nor defuse
+    a text that holds nothing to defuse."""
+    meta: dict[str, str | int] = {
+        VERSION_KEY: VERSION,
+        OWN_KEY: "; ".join(inspect(chunk_text)),
+        INERT_KEY: DEFUSE_VERSION if defuse(chunk_text) == chunk_text else 0,
+    }
     if page:
         meta[PAGE_KEY] = page
     return meta
@@ -39,3 +49,10 @@ def chunk_flags(chunk: Chunk) -> tuple[str, ...]:
         return own
     page = str(chunk.metadata.get(PAGE_KEY, ""))
     return tuple(f"is on a page that {why}" for why in page.split("; ") if why)
+
+
+def defused_text(chunk: Chunk) -> str:
+    """The chunk's text as injected: defused, unless ingest found nothing in it to defuse."""
+    if chunk.metadata.get(INERT_KEY) == DEFUSE_VERSION:
+        return chunk.text
+    return defuse(chunk.text)

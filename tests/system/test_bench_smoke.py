@@ -32,9 +32,9 @@ CASES = {
 }
 
 
-def _run(name: str, args: list[str], tmp: Path) -> dict:
+def _run(name: str, args: list[str], tmp: Path, python: str = sys.executable) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-m", f"bench.{name.removesuffix('.py')}", *args, "--keep", str(tmp / "work"), "--json"],
+        [python, "-m", f"bench.{name.removesuffix('.py')}", *args, "--keep", str(tmp / "work"), "--json"],
         capture_output=True, text=True, timeout=900, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
@@ -92,3 +92,26 @@ def test_embedders_bench_compares_backends(tmp_path: Path) -> None:
     assert data["cosine_to_torch"]["onnx-fp32"]["min"] > 0.999  # the same model, exported
     assert abs(data["recall_delta_vs_torch"]["onnx-fp32"]) <= 0.1
     assert data["chunks_per_s"]["onnx-fp32"] > 0
+
+
+def _peers_python() -> str | None:
+    """An interpreter with the peer's packages: `make bench-peers`'s .venv-peers, else this one."""
+    venv = ROOT / ".venv-peers" / "bin" / "python"
+    if venv.exists():
+        return str(venv)
+    return sys.executable if importlib.util.find_spec("llama_index") else None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SQUAD.exists(), reason="the shared SQuAD subset is not beside the repo")
+@pytest.mark.skipif(_peers_python() is None, reason="the peer's packages are absent (make bench-peers)")
+def test_peers_bench_runs_both_systems(tmp_path: Path) -> None:
+    python = _peers_python()
+    assert python is not None
+    data = _run("peers.py", ["--limit", "8", "--questions", "6"], tmp_path, python)
+    assert data["bench"] == "peers" and data["questions"] == 6 and data["chunks"] > 0
+    for system in ("ours", "peer"):
+        for mode in ("dense", "lexical", "hybrid"):
+            assert 0 <= data["recall_at_5"][system][mode] <= 1
+            assert data["latency_ms"][system][mode]["n"] == 6
+    assert data["ratio_p50"]["hybrid"] > 0 and data["ratio_p50"]["dense"] > 0

@@ -75,9 +75,14 @@ def test_replica_followers_converge_on_add_change_remove(tmp_path: Path, chroma_
     assert third.check() == 1 and {r.source for r in Manifest(db_c).all_files()} == {"arm.txt"}
 
 
-def test_replica_two_indexes_share_ingest_and_removal(tmp_path: Path, chroma_server: ChromaServer) -> None:
-    """Two Index instances (separate local stores, one process) on one Chroma server: ingest through
-    A, B finds it lexically; remove through B, A's lexical index and listing drop it."""
+@pytest.mark.parametrize("engine", ["memory", "fts5"])
+def test_replica_two_indexes_share_ingest_and_removal(
+    tmp_path: Path, chroma_server: ChromaServer, engine: str
+) -> None:
+    """Two Index instances (separate local stores, one process) on one Chroma server, with either
+    lexical engine (the in-memory one follows the rows the catch-up writes through its generation
+    counter): ingest through A, B finds it lexically; remove through B, A's lexical index and
+    listing drop it."""
     from ingest.documents import remove_documents
     from ingest.sync import ingest_paths
     from tests.support.stores import SAMPLE, close_stores, make_settings, resources_for
@@ -86,7 +91,9 @@ def test_replica_two_indexes_share_ingest_and_removal(tmp_path: Path, chroma_ser
     src.mkdir(parents=True)
     (src / "returns-and-refunds.txt").write_bytes((SAMPLE / "policies/returns-and-refunds.txt").read_bytes())
     sa, sb = (
-        make_settings(tmp_path / n, chroma_host="127.0.0.1", chroma_port=chroma_server.port)
+        make_settings(
+            tmp_path / n, chroma_host="127.0.0.1", chroma_port=chroma_server.port, lexical_engine=engine
+        )
         for n in ("a", "b")
     )
     try:
@@ -97,6 +104,7 @@ def test_replica_two_indexes_share_ingest_and_removal(tmp_path: Path, chroma_ser
         assert hits and hits[0][0] in chroma_ids
         assert b.lexical.ids() == chroma_ids == a.lexical.ids()
         assert [r.source for r in b.all_files()] == ["policies/returns-and-refunds.txt"]
+        assert a.search_lexical("restocking fee refund", 5)  # A's in-memory postings are loaded now
         removed, n = remove_documents(b, sb, ["policies/returns-and-refunds.txt"])
         assert n == len(chroma_ids) and a.vectors.count() == 0
         assert a.search_lexical("restocking fee refund", 5) == [] and a.all_files() == []

@@ -193,3 +193,67 @@ def test_a_fact_from_another_document_joins_only_when_nearly_as_relevant(scorer:
         [entry("boats/h4.md", spec, 0.7), entry("policies/warranty.md", policy, 0.5)],
     )  # fmt: skip
     assert "3,000" in answer and "1,000" not in answer
+
+
+INCIDENT = """# Postmortem: pump P3 stopped
+
+## Root cause
+
+The valve and the pump were switched in the same cycle. A warm valve opened late, so the pump ran dry.
+
+## Fix
+
+Version 2 waits for the valve's open signal before it starts the pump, with a timeout of 50 ms.
+
+## Timeline
+
+- 3 May: first report.
+- 9 May: fix released."""
+
+
+def test_each_part_of_a_two_part_question_gets_its_passage(scorer: SentenceScorer) -> None:
+    answer = ask(
+        "What caused the pump P3 stop, and how does version 2 prevent it?",
+        "analytical",
+        scorer,
+        [entry("eng/postmortem.md", INCIDENT, 0.7)],
+    )
+    assert "same cycle" in answer and "open signal" in answer
+    assert answer.index("same cycle") < answer.index("open signal")  # the question's order
+
+
+RETENTION = """# Records policy
+
+## Retention
+
+Audit logs from all servers are retained for 1 year. Invoices and contracts are retained for 10 years.
+Backups are encrypted at rest."""
+
+
+def test_a_comparison_of_two_things_named_in_words_gives_each_side(scorer: SentenceScorer) -> None:
+    answer = ask(
+        "How long are audit logs kept compared to invoices?",
+        "comparison",
+        scorer,
+        [entry("policies/records.md", RETENTION, 0.7)],
+    )
+    lines = answer.splitlines()
+    assert len(lines) == 2
+    assert "1 year" in lines[0] and "10 years" in lines[1]
+
+
+def test_a_short_dated_sentence_is_a_fact_shown_under_its_heading(scorer: SentenceScorer) -> None:
+    notes = "# Release notes\n\n## Version 3.2.1\n\nReleased 2025-02-10. Bug fixes.\n\n- Fixed the export dialog.\n\n## Version 3.2.0\n\nReleased 2024-12-01."
+    answer = ask("What date did version 3.2.1 come out?", "factual", scorer, [entry("notes.md", notes, 0.6)])
+    assert "Version 3.2.1 — Released 2025-02-10" in answer
+    assert "2024-12-01" not in answer
+
+
+def test_a_model_the_evidence_never_names_is_refused_when_only_its_siblings_are_there(
+    scorer: SentenceScorer,
+) -> None:
+    # the pairing guide names no model: before, its sentences answered a question about a K9
+    d = extractive_answer("How long does a Kestrel K9 take to pair?", EVIDENCE, scorer, REFUSAL, 0.25)
+    assert d.refused and "k5" in d.reason.lower() and "k7" in d.reason.lower()
+    d = extractive_answer("What is the flight time of the Kestrel K7?", EVIDENCE, scorer, REFUSAL, 0.25)
+    assert not d.refused and "41 minutes" in d.text

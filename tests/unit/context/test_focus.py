@@ -22,6 +22,17 @@ def test_chunks_under_a_sibling_heading_go_last() -> None:
     assert about_asked_first([k7, k5], "How heavy are drones?") == [k7, k5]  # no entity asked: unchanged
 
 
+def test_a_chunk_that_goes_on_into_the_asked_entitys_section_is_not_moved_last() -> None:
+    notes = cand(
+        "a",
+        "- Dropped TP-5 support.\n\n## Firmware 4.1.3\n\nReleased 2024-08-05.",
+        path="Notes › Firmware 4.2.0",
+    )
+    other = cand("b", "Firmware 4.1.0 adds a profile.", path="Notes › Firmware 4.1.0")
+    order = about_asked_first([notes, other], "When did firmware 4.1.3 come out?")
+    assert [c.chunk.id for c in order] == ["a", "b"]
+
+
 def test_a_procedures_continuation_is_walked_next_and_marked() -> None:
     first = cand("p1", "## Steps\n\n1. Open the lid.\n2. Lift the tray.", index=3)
     other = cand("x", "Unrelated text about warranty.", "warranty.md")

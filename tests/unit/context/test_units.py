@@ -64,3 +64,12 @@ def test_base_path_applies_until_a_heading_replaces_it() -> None:
     )
     assert units[0].path == ("Kestrel K7 Drone", "Specifications")
     assert units[1].path == ("Kestrel K7 Drone", "Charging")
+
+
+def test_an_elided_table_keeps_its_header() -> None:
+    from core.context.units import parse
+
+    text = "| Property | K5 | K7 |\n…\n| Max wind | 30 km/h | 45 km/h |\n| Range | 4 km | 7 km |"
+    rows = [u for u in parse(text) if u.kind == "row"]
+    assert [u.cells[0] for u in rows] == ["Max wind", "Range"]
+    assert rows[0].text == "Max wind — K5: 30 km/h; K7: 45 km/h"

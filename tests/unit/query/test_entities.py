@@ -26,3 +26,11 @@ def test_evidence_about_a_sibling_conflicts() -> None:
     assert conflicts({"ip66"}, {"armx3"}, set()) == set()  # an attribute value asked about, not a model
     assert conflicts(set(), {"k5"}, set()) == set()  # the question names nothing
     assert conflicts({"x2"}, {"armx2"}, set()) == set()  # "Arm X2" written apart
+
+
+def test_plurals_times_and_eras_are_not_new_models() -> None:
+    from core.query.entities import entities
+
+    assert entities("Two gunners carry AK-47s; one AK-47 is silver.") == {"ak47"}
+    assert entities("pre-1975 trains leave at 2.30pm for a 40-minute ride") == set()
+    assert entities("The G5s and the SEV1s") == {"g5", "sev1"}

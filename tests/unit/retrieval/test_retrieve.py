@@ -174,3 +174,10 @@ def test_rrf() -> None:
     b = ["n", "o", "p", "s", "q", "r", "g", "h", "w"]
     assert rrf([a, b], k=1).index("w") < rrf([a, b], k=1).index("s")
     assert rrf([a, b], k=60).index("s") < rrf([a, b], k=60).index("w")
+
+
+def test_a_version_or_code_is_one_lexical_term() -> None:
+    from core.index.lexical import fts_query
+
+    assert fts_query("What date did firmware 4.1.3 come out?") == '"date" OR "firmware" OR "4.1.3" OR "come"'
+    assert '"e-330"' in fts_query("How do I clear E-330?")

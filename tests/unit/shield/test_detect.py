@@ -99,7 +99,9 @@ def test_matching_stays_linear_on_hostile_input() -> None:
     ):
         t0 = time.perf_counter()
         is_instruction_like(text)
-        assert time.perf_counter() - t0 < 2.0, text[:20]
+        # ~1 s on an idle core; quadratic matching of 100k characters would take minutes, so the
+        # bound is loose enough for a loaded CI machine and still catches backtracking
+        assert time.perf_counter() - t0 < 10.0, text[:20]
 
 
 def test_forged_structure_is_defused_where_it_hides() -> None:
