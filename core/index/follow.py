@@ -5,8 +5,10 @@ and its FTS5 rows follow it. `check()` is the cheap step before a query: one fil
 manifest records stamped since the last check (minus a look-back for writes still in flight);
 `sync_all()` compares every record (a fresh instance's build, and the first check of a process).
 Only changed files cost anything: their new chunk texts are fetched from Chroma by id and added,
-their dropped ids deleted, all through LexicalIndex.add/delete in one local transaction.
-Not wired into Index yet: see the branch's report."""
+their dropped ids deleted, all through LexicalIndex.add/delete in one local transaction (which
+bump the generation the in-memory lexical engine follows). A file's record is the winner among its
+records in Chroma (core.index.shared.winners), so a late-landing write of an older writer never
+undoes a newer one here."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from core.index.db import LocalDB
 from core.index.lexical import LexicalIndex
 from core.index.manifest import Manifest
-from core.index.shared import SharedManifest, SharedRecord
+from core.index.shared import SharedManifest, SharedRecord, winners
 from core.index.vectors import VectorStore
 
 LOOKBACK_MS = 30_000  # a write whose stamp is older than this when it lands is caught by sync_all
@@ -56,11 +58,9 @@ class Follower:
     def _apply(self, records: list[SharedRecord], complete: bool, progress: Progress | None) -> int:
         started = time.monotonic()
         local = {(r.root, r.source): r for r in self.manifest.all_files()}
-        latest: dict[tuple[str, str], SharedRecord] = {}
-        for rec in records:  # last writer wins per source
-            key = (rec.root, rec.source)
-            if key not in latest or rec.stamp >= latest[key].stamp:
-                latest[key] = rec
+        if not complete and records:  # the window holds some records of a file: judge it by all of them
+            records = self.shared.records_of(sorted({r.key for r in records}))
+        latest = {(r.root, r.source): r for r in winners(records).values()}
         changed = []
         for key, rec in latest.items():
             old = local.get(key)
@@ -104,6 +104,8 @@ class Follower:
                 LexicalIndex.delete(conn, gone - owned)
         if records:
             self._cursor = max(self._cursor, max(r.stamp for r in records))
+            if progress:
+                progress(len(need), len(need))
         elif not self._cursor:
             self._cursor = 1
         self._last = time.monotonic()

@@ -3,7 +3,14 @@
 Order of writes for a file: vectors into Chroma first (idempotent upsert of content-derived ids),
 then, in one SQLite transaction, the lexical rows and the manifest row, and only then the stale
 vectors are deleted. A run killed in between leaves the "dirty" flag set and the next writer
-reconciles the two stores."""
+reconciles the two stores.
+
+Server mode (issue 22): Chroma's manifest collection is the truth (core/index/shared.py) and the
+local rows a cache that follows it (core/index/follow.py). A write stamps its vectors and its
+record with one stamp on the server's clock, adds the record (never overwriting another writer's),
+then settles the file: the winning record (the last writer to start) stays, the file's vectors it
+does not list and that an older write stamped are deleted (a killed or beaten writer's leftovers
+included), superseded records are pruned, and the local rows mirror the winner."""
 
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ from core.index.db import LocalDB
 from core.index.follow import Follower
 from core.index.lexical import LexicalIndex
 from core.index.manifest import FileRecord, Manifest
-from core.index.shared import SharedManifest, SharedRecord
+from core.index.shared import SharedManifest, SharedRecord, winners
 from core.index.state import IndexState
 from core.index.vectors import StoredVector, VectorStore
 
@@ -44,6 +51,7 @@ class Index:
         # server mode: the manifest lives in Chroma and the local rows follow it (issue 22)
         self.shared = SharedManifest(settings) if settings.server_mode else None
         self.follower = Follower(self.db, self.vectors, self.shared, interval_s=0.0) if self.shared else None
+        self._stamps: dict[str, int] = {}  # server mode: chunk id → stamp of this process's upsert
 
     def catch_up(self, force: bool = True) -> None:
         """Server mode: bring the local lexical rows and manifest mirror in step with Chroma."""
@@ -101,7 +109,11 @@ class Index:
         documents: Sequence[str],
         metadatas: Sequence[Mapping[str, Any]],
     ) -> None:
-        """Step 1 of a file's write: its vectors (idempotent)."""
+        """Step 1 of a file's write: its vectors (idempotent; server mode stamps them)."""
+        if self.shared is not None:
+            stamp = self.shared.now()
+            metadatas = [{**m, "stamp": stamp} for m in metadatas]
+            self._stamps.update(dict.fromkeys(ids, stamp))
         self.vectors.upsert(ids, embeddings, documents, metadatas)
 
     def commit_file(
@@ -114,11 +126,16 @@ class Index:
         category: str = "",
     ) -> None:
         """Step 2: in one transaction, the lexical rows of (id, text) chunks and the manifest row;
-        then step 3, the stale vectors. Server mode records the file in Chroma's manifest first."""
+        then step 3, the stale vectors. Server mode records the file in Chroma's manifest and
+        settles it instead."""
         if self.shared is not None:
             now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             ids = tuple(cid for cid, _ in chunks)
-            self.shared.put(SharedRecord(root, source, file_hash, ids, self.shared.now(), now, category))
+            stamps = [self._stamps.pop(cid) for cid in ids if cid in self._stamps]
+            stamp = max(stamps) if stamps else self.shared.now()
+            mine = self.shared.put(SharedRecord(root, source, file_hash, ids, stamp, now, category))
+            self._settle(mine, chunks)
+            return
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, stale)
             LexicalIndex.add(conn, source, chunks)
@@ -128,13 +145,41 @@ class Index:
 
     def forget_file(self, root: str, source: str, ids: Sequence[str]) -> None:
         """A removed file: its vectors, then its lexical rows and manifest row in one transaction
-        (server mode: a tombstone in Chroma's manifest first)."""
+        (server mode: a tombstone in Chroma's manifest, then the file is settled)."""
         if self.shared is not None:
-            self.shared.put(SharedRecord(root, source, "", (), self.shared.now(), removed=True))
+            mine = self.shared.put(SharedRecord(root, source, "", (), self.shared.now(), removed=True))
+            self._settle(mine, ())
+            return
         self.vectors.delete(ids)
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, ids)
             Manifest.drop(conn, root, source)
+
+    def _settle(self, mine: SharedRecord, chunks: Sequence[tuple[str, str]]) -> None:
+        """Server mode, after adding a record: keep the file's winning record only, delete the
+        file's vectors it does not list that an older write stamped (a newer writer still in
+        flight stamped its own later, so they stay), and mirror the winner locally."""
+        records = self.shared.records_of([mine.key])
+        win = winners(records).get(mine.key, mine)
+        stamped = self.vectors.stamps_of(mine.source)
+        keep = set(win.chunk_ids) | self.manifest.ids_owned_elsewhere(set(stamped), mine.root, mine.source)
+        stale = [cid for cid, st in stamped.items() if cid not in keep and st < win.stamp]
+        if stale:
+            self.vectors.delete(stale)
+        self.shared.prune(win, records)
+        if win.rid != mine.rid:  # another writer won: the follower brings its rows
+            self.catch_up()
+            return
+        old = self.manifest.files(mine.root).get(mine.source)
+        with self.db.transaction() as conn:
+            if old is not None:
+                gone = set(old.chunk_ids) - set(win.chunk_ids)
+                LexicalIndex.delete(conn, gone - self.manifest.ids_owned_elsewhere(gone, mine.root, mine.source))
+            if mine.removed:
+                Manifest.drop(conn, mine.root, mine.source)
+            else:
+                LexicalIndex.add(conn, mine.source, chunks)
+                Manifest.put(conn, mine.root, mine.source, mine.file_hash, list(mine.chunk_ids), mine.indexed_at)
 
     def reconcile(self) -> int:
         """Bring the two stores back in step after a run that did not finish; returns the number
@@ -144,6 +189,12 @@ class Index:
         delete) are forgotten so this run re-indexes them; then vectors the manifest does not own
         (a crash between the Chroma upsert and the manifest commit) are deleted.
         """
+        if self.follower is not None:
+            # server mode: the local rows are a cache of Chroma's manifest (rebuilt, never the judge
+            # of which vectors are orphans: another instance may be between its upsert and its
+            # record); a killed write's leftovers go when their file is next settled
+            self.follower.sync_all()
+            return 0
         vector_ids = set(self.vectors.all_ids())
         missing = self.lexical.ids() - vector_ids
         if missing:

@@ -2,18 +2,22 @@
 same Chroma server sees the same truth (issue 22).
 
 A record lives in a sibling collection `<collection>-manifest`: its id is derived from (root,
-source), its metadata holds the file hash, category, indexed time, the writer's stamp (the Chroma
+source), the writer's stamp and a nonce, so concurrent writers of one file never overwrite each
+other's record; the file's record is the one with the highest (stamp, id) — the last writer to
+start wins, whatever order the writes land in — and superseded ones are pruned. Its metadata holds the file hash, category, indexed time, the writer's stamp (the Chroma
 server's clock, in ms) and a `removed` flag (a removal is a tombstone, so followers see it), its
 document the JSON list of the file's chunk ids. The embedding is a constant 1-d vector: Chroma
 requires one, nothing ever queries it. The stamp is what followers read changes by
-(`changed_since`). Not wired into Index yet: see the branch's report."""
+(`changed_since`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,13 +37,28 @@ class SharedRecord:
     indexed_at: str = ""
     category: str = ""
     removed: bool = False
+    rid: str = ""  # the record's id in Chroma ("" until it is put)
+
+    @property
+    def key(self) -> str:
+        return record_key(self.root, self.source)
 
 
-def record_id(root: str, source: str) -> str:
+def record_key(root: str, source: str) -> str:
     return "f-" + hashlib.sha256(f"{root}\x00{source}".encode()).hexdigest()[:40]
 
 
-def _record(meta: dict[str, Any], doc: str | None) -> SharedRecord:
+def winners(records: list[SharedRecord]) -> dict[str, SharedRecord]:
+    """Each file's record: the highest (stamp, id) among its records (last writer wins)."""
+    out: dict[str, SharedRecord] = {}
+    for rec in records:
+        old = out.get(rec.key)
+        if old is None or (rec.stamp, rec.rid) > (old.stamp, old.rid):
+            out[rec.key] = rec
+    return out
+
+
+def _record(rid: str, meta: dict[str, Any], doc: str | None) -> SharedRecord:
     return SharedRecord(
         root=str(meta.get("root", "")),
         source=str(meta.get("source", "")),
@@ -49,7 +68,15 @@ def _record(meta: dict[str, Any], doc: str | None) -> SharedRecord:
         indexed_at=str(meta.get("indexed_at", "")),
         category=str(meta.get("category", "")),
         removed=bool(meta.get("removed", False)),
+        rid=rid,
     )
+
+
+def _rows(got: dict[str, Any]) -> list[SharedRecord]:
+    return [
+        _record(rid, dict(m or {}), d)
+        for rid, m, d in zip(got["ids"], got["metadatas"], got["documents"], strict=True)
+    ]
 
 
 class SharedManifest:
@@ -96,26 +123,44 @@ class SharedManifest:
             self._offset_ms = server_ns // 1_000_000 - time.time_ns() // 1_000_000
         return time.time_ns() // 1_000_000 + self._offset_ms
 
-    def put(self, rec: SharedRecord) -> None:
+    def put(self, rec: SharedRecord) -> SharedRecord:
+        """Add a record of this file (never overwriting another writer's); returns it with its id."""
+        rid = f"{rec.key}-{rec.stamp:014d}-{uuid.uuid4().hex[:8]}"
         meta = {
-            "kind": "file", "root": rec.root, "source": rec.source, "file_hash": rec.file_hash,
+            "kind": "file", "key": rec.key, "root": rec.root, "source": rec.source, "file_hash": rec.file_hash,
             "stamp": rec.stamp, "indexed_at": rec.indexed_at, "category": rec.category,
             "removed": rec.removed, "chunks": len(rec.chunk_ids),
         }  # fmt: skip
         col = self._collection()
         self._call(
             lambda: col.upsert(
-                ids=[record_id(rec.root, rec.source)], embeddings=_DUMMY,
+                ids=[rid], embeddings=_DUMMY,
                 documents=[json.dumps(list(rec.chunk_ids))], metadatas=[meta],
             )
         )  # fmt: skip
+        return dataclasses.replace(rec, rid=rid)
+
+    def records_of(self, keys: list[str]) -> list[SharedRecord]:
+        """Every record (superseded ones not yet pruned included) of these files."""
+        col = self._collection()
+        out: list[SharedRecord] = []
+        for i in range(0, len(keys), 100):
+            part = keys[i : i + 100]
+            where = {"$and": [{"kind": "file"}, {"key": {"$in": part}}]}
+            got = self._call(lambda where=where: col.get(where=where, include=["metadatas", "documents"]))
+            out.extend(_rows(got))
+        return out
 
     def get(self, root: str, source: str) -> SharedRecord | None:
-        col = self._collection()
-        got = self._call(lambda: col.get(ids=[record_id(root, source)], include=["metadatas", "documents"]))
-        if not got["ids"]:
-            return None
-        return _record(dict(got["metadatas"][0] or {}), got["documents"][0])
+        """The file's winning record (a tombstone included), or None."""
+        return winners(self.records_of([record_key(root, source)])).get(record_key(root, source))
+
+    def prune(self, winner: SharedRecord, records: list[SharedRecord]) -> None:
+        """Delete the file's records the winner supersedes."""
+        old = [r.rid for r in records if r.key == winner.key and (r.stamp, r.rid) < (winner.stamp, winner.rid)]
+        if old:
+            col = self._collection()
+            self._call(lambda: col.delete(ids=old))
 
     def changed_since(self, stamp: int) -> list[SharedRecord]:
         """Records (tombstones included) stamped at or after this stamp; 0 → all of them."""
@@ -124,10 +169,11 @@ class SharedManifest:
             "$and": [{"kind": "file"}, {"stamp": {"$gte": stamp}}]
         }  # fmt: skip
         got = self._call(lambda: col.get(where=where, include=["metadatas", "documents"]))
-        return [_record(dict(m or {}), d) for m, d in zip(got["metadatas"], got["documents"], strict=True)]
+        return _rows(got)
 
     def live(self) -> list[SharedRecord]:
-        return [r for r in self.changed_since(0) if not r.removed]
+        """Each file's winning record, tombstones left out."""
+        return [r for r in winners(self.changed_since(0)).values() if not r.removed]
 
     def reset(self) -> None:
         self._collection()
