@@ -18,6 +18,7 @@ import contextlib
 import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +28,7 @@ from core.config import Settings
 from core.errors import StoreUnavailable
 from core.index import lexical, manifest, state
 from core.index.db import LocalDB
-from core.index.follow import Follower
+from core.index.follow import Follower, Progress
 from core.index.lexical import LexicalIndex
 from core.index.manifest import FileRecord, Manifest
 from core.index.shared import SharedManifest, SharedRecord, winners
@@ -51,7 +52,42 @@ class Index:
         # server mode: the manifest lives in Chroma and the local rows follow it (issue 22)
         self.shared = SharedManifest(settings) if settings.server_mode else None
         self.follower = Follower(self.db, self.vectors, self.shared, interval_s=0.0) if self.shared else None
+        self._timer: threading.Thread | None = None
+        self._stop = threading.Event()
         self._stamps: dict[str, int] = {}  # server mode: chunk id → stamp of this process's upsert
+
+    def start_following(self, progress: Progress | None = None) -> int:
+        """Server mode, on start: build or refresh the local lexical rows from Chroma (a fresh
+        instance fetches every chunk's text, reported through progress and a log line), then check
+        again every follow_interval_s in the background. Returns the chunks fetched."""
+        if self.follower is None:
+            return 0
+        t0 = time.perf_counter()
+        n = 0
+        try:
+            n = self.follower.sync_all(progress)
+            log.info(
+                "lexical index caught up with Chroma: %d chunks fetched in %.2f s",
+                n,
+                time.perf_counter() - t0,
+            )
+        except StoreUnavailable as e:  # the next search or the timer tries again
+            log.warning("lexical catch-up on start skipped: %s", e)
+        interval = self.settings.follow_interval_s
+        if interval > 0 and self._timer is None:
+            self._timer = threading.Thread(target=self._follow_every, args=(interval,), daemon=True)
+            self._timer.start()
+        return n
+
+    def _follow_every(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.catch_up()
+            except Exception as e:  # an outage or a transient error: the next round tries again
+                log.warning("background catch-up skipped: %s", e)
+
+    def stop_following(self) -> None:
+        self._stop.set()
 
     def catch_up(self, force: bool = True) -> None:
         """Server mode: bring the local lexical rows and manifest mirror in step with Chroma."""
@@ -174,12 +210,16 @@ class Index:
         with self.db.transaction() as conn:
             if old is not None:
                 gone = set(old.chunk_ids) - set(win.chunk_ids)
-                LexicalIndex.delete(conn, gone - self.manifest.ids_owned_elsewhere(gone, mine.root, mine.source))
+                LexicalIndex.delete(
+                    conn, gone - self.manifest.ids_owned_elsewhere(gone, mine.root, mine.source)
+                )
             if mine.removed:
                 Manifest.drop(conn, mine.root, mine.source)
             else:
                 LexicalIndex.add(conn, mine.source, chunks)
-                Manifest.put(conn, mine.root, mine.source, mine.file_hash, list(mine.chunk_ids), mine.indexed_at)
+                Manifest.put(
+                    conn, mine.root, mine.source, mine.file_hash, list(mine.chunk_ids), mine.indexed_at
+                )
 
     def reconcile(self) -> int:
         """Bring the two stores back in step after a run that did not finish; returns the number

@@ -157,7 +157,9 @@ class SharedManifest:
 
     def prune(self, winner: SharedRecord, records: list[SharedRecord]) -> None:
         """Delete the file's records the winner supersedes."""
-        old = [r.rid for r in records if r.key == winner.key and (r.stamp, r.rid) < (winner.stamp, winner.rid)]
+        old = [
+            r.rid for r in records if r.key == winner.key and (r.stamp, r.rid) < (winner.stamp, winner.rid)
+        ]
         if old:
             col = self._collection()
             self._call(lambda: col.delete(ids=old))

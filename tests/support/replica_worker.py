@@ -12,7 +12,8 @@ line and prints one JSON reply line on stdout:
   {"op": "ask", "question": "..."}     → the answer, its cited sources, and the hybrid search's
                                           candidates (id, source, dense and lexical rank)
   {"op": "state"}                       → after a catch-up: the local lexical ids and manifest
-A command that fails replies {"error": "..."}; "ready" is printed once the store is open."""
+A command that fails replies {"error": "..."}; once the store is open and caught up with Chroma
+(Index.start_following), "ready" is printed with the chunks fetched and the last progress report."""
 
 from __future__ import annotations
 
@@ -39,7 +40,9 @@ def main(store: str, port: int, collection: str) -> None:
     resources = Resources.open(settings)
     pipeline = Pipeline(settings, resources, backend=None)  # the extractive answer: no LLM needed
     index = resources.index
-    _reply({"ready": True})
+    seen: list[tuple[int, int]] = []
+    fetched = index.start_following(lambda done, total: seen.append((done, total)))
+    _reply({"ready": True, "fetched": fetched, "progress": seen[-1] if seen else None})
     for line in sys.stdin:
         if not line.strip():
             continue

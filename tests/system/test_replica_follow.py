@@ -4,6 +4,7 @@ are not wired to them yet, and the two instances here share one process)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,5 +109,35 @@ def test_replica_two_indexes_share_ingest_and_removal(
         removed, n = remove_documents(b, sb, ["policies/returns-and-refunds.txt"])
         assert n == len(chroma_ids) and a.vectors.count() == 0
         assert a.search_lexical("restocking fee refund", 5) == [] and a.all_files() == []
+    finally:
+        close_stores()
+
+
+def test_replica_background_timer_follows_without_a_query(
+    tmp_path: Path, chroma_server: ChromaServer
+) -> None:
+    """follow_interval_s: an idle instance's local rows catch up on their own (no search, no listing)."""
+    from ingest.sync import ingest_paths
+    from tests.support.stores import SAMPLE, close_stores, make_settings, resources_for
+
+    src = tmp_path / "docs" / "policies"
+    src.mkdir(parents=True)
+    (src / "warranty-policy.md").write_bytes((SAMPLE / "policies/warranty-policy.md").read_bytes())
+    sa, sb = (
+        make_settings(
+            tmp_path / n, chroma_host="127.0.0.1", chroma_port=chroma_server.port, follow_interval_s=0.2
+        )
+        for n in ("a", "b")
+    )
+    try:
+        b = resources_for(sb).index
+        assert b.start_following() == 0 and b.lexical.ids() == set()
+        assert ingest_paths(sa, [tmp_path / "docs"], resources=resources_for(sa)).errors == []
+        want = set(resources_for(sa).index.vectors.all_ids())
+        deadline = time.monotonic() + 10
+        while b.lexical.ids() != want and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert want and b.lexical.ids() == want
+        b.stop_following()
     finally:
         close_stores()

@@ -61,14 +61,17 @@ class Instance:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log.open("ab"),
             cwd=ROOT, env=env, text=True,
         )  # fmt: skip
-        assert self._read(120) == {"ready": True}
+        self.ready = self._read(120)
+        assert self.ready["ready"] is True
 
     def _read(self, timeout: float) -> dict[str, Any]:
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
         line = self.proc.stdout.readline() if ready else ""
         if not line:
-            pytest.fail(f"the instance did not answer (exit {self.proc.poll()}):\n{self.log.read_text()[-3000:]}")
+            pytest.fail(
+                f"the instance did not answer (exit {self.proc.poll()}):\n{self.log.read_text()[-3000:]}"
+            )
         return json.loads(line)
 
     def send(self, **cmd: Any) -> None:
@@ -232,9 +235,11 @@ def test_replica_fresh_instance_catches_up(tmp_path: Path, cluster: Any) -> None
     (docs / "products" / "zephyr-pump.md").write_text(ZEPHYR)
     a = cluster("a")
     a.call(op="ingest", paths=[str(docs)])
-    c = cluster("c")  # an empty store: it builds its lexical index from Chroma
-    state = c.call(op="state")
+    c = cluster("c")  # an empty store: it builds its lexical index from Chroma on start
     col = _chroma(cluster.port, cluster.collection)
+    n = len(col.get(include=[])["ids"])
+    assert c.ready["fetched"] == n and c.ready["progress"] == [n, n]
+    state = c.call(op="state")
     assert set(state["lexical"]) == set(col.get(include=[])["ids"]) and len(state["manifest"]) == 3
     answer = c.call(op="ask", question=QUESTION)
     assert any(h["lexical"] is not None for h in _from(answer, "products/zephyr-pump.md"))
@@ -251,7 +256,9 @@ def test_replica_concurrent_writers_of_one_source_converge(tmp_path: Path, clust
         paths = []
         for who in ("a", "b"):
             p = tmp_path / f"{who}-{rnd}.md"
-            paragraphs = [f"Shared page round {rnd} by {who}, paragraph {j}. " + "word " * 120 for j in range(6)]
+            paragraphs = [
+                f"Shared page round {rnd} by {who}, paragraph {j}. " + "word " * 120 for j in range(6)
+            ]
             p.write_text("# Shared page\n\n" + "\n\n".join(paragraphs))
             paths.append(str(p))
         a.send(op="ingest_as", path=paths[0], root=root, source="shared.md")
