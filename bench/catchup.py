@@ -38,9 +38,13 @@ def write(vs: VectorStore, sm: SharedManifest, files: int, per_file: int, versio
         vecs = rng.standard_normal((per_file, 384)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         texts = [" ".join(random.choice(WORDS) for _ in range(40)) + f" unit{f}x{c}" for c in range(per_file)]
-        metas = [{"source": f"doc{f}.txt", "header": f"doc{f}"} for _ in ids]
+        stamp = sm.now()  # as Index writes: vectors and record share one stamp, then the file settles
+        metas = [{"source": f"doc{f}.txt", "header": f"doc{f}", "stamp": stamp} for _ in ids]
         vs.upsert(ids, vecs, texts, metas)
-        sm.put(SharedRecord("root", f"doc{f}.txt", f"h{version}-{f}", tuple(ids), sm.now()))
+        mine = sm.put(SharedRecord("root", f"doc{f}.txt", f"h{version}-{f}", tuple(ids), stamp))
+        if version > 1:
+            sm.prune(mine, sm.records_of([mine.key]))
+            vs.delete([f"v{version - 1}-f{f}-c{c}" for c in range(per_file)])
 
 
 def main() -> None:

@@ -39,6 +39,7 @@ class Follower:
         self._lock = threading.Lock()
         self._cursor = 0  # 0: nothing read yet in this process → the first check is a full sync
         self._last = 0.0
+        self._seen: set[str] = set()  # ids of the records applied in the current look-back window
 
     def check(self, force: bool = False) -> int:
         """Catch up on records changed since the last check; returns the chunks added."""
@@ -47,13 +48,25 @@ class Follower:
         if not self._cursor:
             return self.sync_all()
         with self._lock:
-            records = self.shared.changed_since(self._cursor - LOOKBACK_MS)
-            return self._apply(records, complete=False, progress=None)
+            since = self._cursor - LOOKBACK_MS
+            window = self.shared.ids_changed_since(since)  # ids only: no documents, no metadata
+            if window <= self._seen:  # only records already applied (the look-back re-reads them)
+                self._seen = window
+                self._last = time.monotonic()
+                return 0
+            records = self.shared.changed_since(since)
+            window = {r.rid for r in records}
+            n = self._apply(records, complete=False, progress=None)
+            self._seen = window
+            return n
 
     def sync_all(self, progress: Progress | None = None) -> int:
         """Compare every shared record with the local mirror (rows Chroma no longer has go too)."""
         with self._lock:
-            return self._apply(self.shared.changed_since(0), complete=True, progress=progress)
+            records = self.shared.changed_since(0)
+            n = self._apply(records, complete=True, progress=progress)
+            self._seen = {r.rid for r in records if r.stamp >= self._cursor - LOOKBACK_MS}
+            return n
 
     def _apply(self, records: list[SharedRecord], complete: bool, progress: Progress | None) -> int:
         started = time.monotonic()

@@ -173,6 +173,12 @@ class SharedManifest:
         got = self._call(lambda: col.get(where=where, include=["metadatas", "documents"]))
         return _rows(got)
 
+    def ids_changed_since(self, stamp: int) -> set[str]:
+        """The ids of the records changed_since(stamp) would return (the cheap half of a check)."""
+        col = self._collection()
+        where = {"$and": [{"kind": "file"}, {"stamp": {"$gte": stamp}}]}
+        return set(self._call(lambda: col.get(where=where, include=[]))["ids"])
+
     def live(self) -> list[SharedRecord]:
         """Each file's winning record, tombstones left out."""
         return [r for r in winners(self.changed_since(0)).values() if not r.removed]
