@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     # lexical search: FTS5's bm25 from an in-memory copy of its postings (same terms, same scores,
     # a few ms at 100k chunks), or FTS5 itself (scores every row matching any query word)
     lexical_engine: Literal["memory", "fts5"] = "memory"
+    # server mode: besides the check before every lexical search, a background check of Chroma's
+    # manifest every this many seconds keeps an idle instance's lexical index warm (0: off)
+    follow_interval_s: float = Field(default=30.0, ge=0.0)
     rrf_k: int = Field(default=60, ge=1)
     # the order evidence competes for the budget in: the retrieval (fused) rank, or dense score
     evidence_order: Literal["rank", "score"] = "rank"

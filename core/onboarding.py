@@ -73,7 +73,7 @@ def overview(index: Index) -> Overview:
     meta = index.vectors.metadata()
     texts = {v.chunk.id: v.chunk.text for v in index.vectors.get(list(meta), with_embeddings=False)}
     docs = []
-    for rec in index.manifest.all_files():
+    for rec in index.all_files():
         ids = sorted(
             (c for c in rec.chunk_ids if c in meta), key=lambda c: int(meta[c].get("chunk_index") or 0)
         )

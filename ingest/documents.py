@@ -37,7 +37,7 @@ def list_documents(index: Index, settings: Settings) -> list[IndexedDocument]:
     """Every indexed document, by source."""
     meta = index.vectors.metadata()
     out = []
-    for rec in index.manifest.all_files():
+    for rec in index.all_files():
         metas = [meta[cid] for cid in rec.chunk_ids if cid in meta]
         category = str(metas[0].get("category", "")) if metas else ""
         tokens = sum(int(m.get("tokens") or 0) for m in metas)
@@ -52,7 +52,7 @@ def list_documents(index: Index, settings: Settings) -> list[IndexedDocument]:
 
 def document_chunks(index: Index, source: str) -> list[Chunk]:
     """A document's chunks as stored, in document order (an unknown source is an IngestError)."""
-    recs = [rec for rec in index.manifest.all_files() if rec.source == source]
+    recs = [rec for rec in index.all_files() if rec.source == source]
     if not recs:
         raise IngestError(f"no indexed document named {source!r}")
     stored = index.vectors.get(recs[0].chunk_ids, with_embeddings=False)
@@ -65,7 +65,7 @@ def remove_documents(index: Index, settings: Settings, sources: Sequence[str]) -
     removed when one of them is not indexed."""
     removed = 0
     with index.writing():  # read under the lock: a sync between reading and removing would orphan its chunks
-        records = index.manifest.all_files()
+        records = index.all_files()
         known = {rec.source for rec in records}
         unknown = [s for s in sources if s not in known]
         if unknown:

@@ -306,6 +306,7 @@ class Ingestor:
                     "tokens": piece.tokens,
                     "content_hash": hashlib.sha256(piece.text.encode("utf-8")).hexdigest()[:16],
                     "file_hash": digest[:16],
+                    "header": header,  # a follower rebuilds the lexical text from Chroma (issue 22)
                 }
                 if section.page is not None:
                     meta["page"] = section.page
@@ -336,7 +337,12 @@ class Ingestor:
         self.index.upsert_vectors(ids, vectors, documents, metas)
         for p in batch:
             self.index.commit_file(
-                p.file.root, p.file.source, p.file_hash, list(zip(p.ids, p.texts, strict=True)), p.stale
+                p.file.root,
+                p.file.source,
+                p.file_hash,
+                list(zip(p.ids, p.texts, strict=True)),
+                p.stale,
+                str(p.metas[0].get("category", "")) if p.metas else "",
             )
             report.files_changed += 1
             report.chunks_added += len(p.ids) - p.unchanged

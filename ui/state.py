@@ -172,9 +172,14 @@ def _models(key: str, _settings: Settings) -> Models:
     return models
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(
+    show_spinner="Opening the store (on a Chroma server, a fresh instance first builds its lexical index)…",
+    max_entries=8,
+)
 def _resources(key: str, models_key: str, _settings: Settings) -> Resources:
-    return Resources.open(_settings, _models(models_key, _settings))
+    res = Resources.open(_settings, _models(models_key, _settings))
+    res.index.start_following()  # server mode: catch up with Chroma now, then on a timer
+    return res
 
 
 def resources(s: Settings) -> Resources:

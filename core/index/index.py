@@ -3,23 +3,35 @@
 Order of writes for a file: vectors into Chroma first (idempotent upsert of content-derived ids),
 then, in one SQLite transaction, the lexical rows and the manifest row, and only then the stale
 vectors are deleted. A run killed in between leaves the "dirty" flag set and the next writer
-reconciles the two stores."""
+reconciles the two stores.
+
+Server mode (issue 22): Chroma's manifest collection is the truth (core/index/shared.py) and the
+local rows a cache that follows it (core/index/follow.py). A write stamps its vectors and its
+record with one stamp on the server's clock, adds the record (never overwriting another writer's),
+then settles the file: the winning record (the last writer to start) stays, the file's vectors it
+does not list and that an older write stamped are deleted (a killed or beaten writer's leftovers
+included), superseded records are pruned, and the local rows mirror the winner."""
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from core.config import Settings
+from core.errors import StoreUnavailable
 from core.index import lexical, manifest, state
 from core.index.db import LocalDB
+from core.index.follow import Follower, Progress
 from core.index.lexical import LexicalIndex
 from core.index.manifest import FileRecord, Manifest
+from core.index.shared import SharedManifest, SharedRecord, winners
 from core.index.state import IndexState
 from core.index.vectors import StoredVector, VectorStore
 
@@ -37,6 +49,50 @@ class Index:
         self.manifest = Manifest(self.db)
         self.state = IndexState(self.db)
         self._write_lock = threading.RLock()
+        # server mode: the manifest lives in Chroma and the local rows follow it (issue 22)
+        self.shared = SharedManifest(settings) if settings.server_mode else None
+        self.follower = Follower(self.db, self.vectors, self.shared, interval_s=0.0) if self.shared else None
+        self._timer: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._stamps: dict[str, int] = {}  # server mode: chunk id → stamp of this process's upsert
+
+    def start_following(self, progress: Progress | None = None) -> int:
+        """Server mode, on start: build or refresh the local lexical rows from Chroma (a fresh
+        instance fetches every chunk's text, reported through progress and a log line), then check
+        again every follow_interval_s in the background. Returns the chunks fetched."""
+        if self.follower is None:
+            return 0
+        t0 = time.perf_counter()
+        n = 0
+        try:
+            n = self.follower.sync_all(progress)
+            log.info(
+                "lexical index caught up with Chroma: %d chunks fetched in %.2f s",
+                n,
+                time.perf_counter() - t0,
+            )
+        except StoreUnavailable as e:  # the next search or the timer tries again
+            log.warning("lexical catch-up on start skipped: %s", e)
+        interval = self.settings.follow_interval_s
+        if interval > 0 and self._timer is None:
+            self._timer = threading.Thread(target=self._follow_every, args=(interval,), daemon=True)
+            self._timer.start()
+        return n
+
+    def _follow_every(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.catch_up()
+            except Exception as e:  # an outage or a transient error: the next round tries again
+                log.warning("background catch-up skipped: %s", e)
+
+    def stop_following(self) -> None:
+        self._stop.set()
+
+    def catch_up(self, force: bool = True) -> None:
+        """Server mode: bring the local lexical rows and manifest mirror in step with Chroma."""
+        if self.follower is not None:
+            self.follower.check(force=force)
 
     # -- reads ----------------------------------------------------------------------------------
     def query(self, embedding: np.ndarray, k: int) -> list[StoredVector]:
@@ -46,10 +102,19 @@ class Index:
         return self.vectors.get(ids)
 
     def search_lexical(self, text: str, k: int) -> list[tuple[str, float]]:
+        try:
+            self.catch_up(force=False)
+        except StoreUnavailable as e:  # the dense side reports the outage; search what is here
+            log.warning("lexical catch-up skipped: %s", e)
         return self.lexical.search(text, k)
 
     def files(self, root: str | None = None) -> dict[str, FileRecord]:
+        self.catch_up()
         return self.manifest.files(root)
+
+    def all_files(self) -> list[FileRecord]:
+        self.catch_up()
+        return self.manifest.all_files()
 
     def ids_owned_elsewhere(self, ids: set[str], root: str, source: str) -> set[str]:
         return self.manifest.ids_owned_elsewhere(ids, root, source)
@@ -59,7 +124,7 @@ class Index:
 
     def stats(self) -> dict[str, int]:
         """Documents and chunks in the index."""
-        return {"documents": len(self.manifest.all_files()), "chunks": self.vectors.count()}
+        return {"documents": len(self.all_files()), "chunks": self.vectors.count()}
 
     # -- writes ---------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -69,6 +134,7 @@ class Index:
             if self.state.get("dirty"):
                 self.reconcile()
             self.state.set("dirty", "1")
+            self.catch_up()
             yield
             self.state.set("dirty", None)
 
@@ -79,14 +145,33 @@ class Index:
         documents: Sequence[str],
         metadatas: Sequence[Mapping[str, Any]],
     ) -> None:
-        """Step 1 of a file's write: its vectors (idempotent)."""
+        """Step 1 of a file's write: its vectors (idempotent; server mode stamps them)."""
+        if self.shared is not None:
+            stamp = self.shared.now()
+            metadatas = [{**m, "stamp": stamp} for m in metadatas]
+            self._stamps.update(dict.fromkeys(ids, stamp))
         self.vectors.upsert(ids, embeddings, documents, metadatas)
 
     def commit_file(
-        self, root: str, source: str, file_hash: str, chunks: Sequence[tuple[str, str]], stale: Sequence[str]
+        self,
+        root: str,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[tuple[str, str]],
+        stale: Sequence[str],
+        category: str = "",
     ) -> None:
         """Step 2: in one transaction, the lexical rows of (id, text) chunks and the manifest row;
-        then step 3, the stale vectors."""
+        then step 3, the stale vectors. Server mode records the file in Chroma's manifest and
+        settles it instead."""
+        if self.shared is not None:
+            now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            ids = tuple(cid for cid, _ in chunks)
+            stamps = [self._stamps.pop(cid) for cid in ids if cid in self._stamps]
+            stamp = max(stamps) if stamps else self.shared.now()
+            mine = self.shared.put(SharedRecord(root, source, file_hash, ids, stamp, now, category))
+            self._settle(mine, chunks)
+            return
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, stale)
             LexicalIndex.add(conn, source, chunks)
@@ -95,11 +180,46 @@ class Index:
             self.vectors.delete(stale)
 
     def forget_file(self, root: str, source: str, ids: Sequence[str]) -> None:
-        """A removed file: its vectors, then its lexical rows and manifest row in one transaction."""
+        """A removed file: its vectors, then its lexical rows and manifest row in one transaction
+        (server mode: a tombstone in Chroma's manifest, then the file is settled)."""
+        if self.shared is not None:
+            mine = self.shared.put(SharedRecord(root, source, "", (), self.shared.now(), removed=True))
+            self._settle(mine, ())
+            return
         self.vectors.delete(ids)
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, ids)
             Manifest.drop(conn, root, source)
+
+    def _settle(self, mine: SharedRecord, chunks: Sequence[tuple[str, str]]) -> None:
+        """Server mode, after adding a record: keep the file's winning record only, delete the
+        file's vectors it does not list that an older write stamped (a newer writer still in
+        flight stamped its own later, so they stay), and mirror the winner locally."""
+        records = self.shared.records_of([mine.key])
+        win = winners(records).get(mine.key, mine)
+        stamped = self.vectors.stamps_of(mine.source)
+        keep = set(win.chunk_ids) | self.manifest.ids_owned_elsewhere(set(stamped), mine.root, mine.source)
+        stale = [cid for cid, st in stamped.items() if cid not in keep and st < win.stamp]
+        if stale:
+            self.vectors.delete(stale)
+        self.shared.prune(win, records)
+        if win.rid != mine.rid:  # another writer won: the follower brings its rows
+            self.catch_up()
+            return
+        old = self.manifest.files(mine.root).get(mine.source)
+        with self.db.transaction() as conn:
+            if old is not None:
+                gone = set(old.chunk_ids) - set(win.chunk_ids)
+                LexicalIndex.delete(
+                    conn, gone - self.manifest.ids_owned_elsewhere(gone, mine.root, mine.source)
+                )
+            if mine.removed:
+                Manifest.drop(conn, mine.root, mine.source)
+            else:
+                LexicalIndex.add(conn, mine.source, chunks)
+                Manifest.put(
+                    conn, mine.root, mine.source, mine.file_hash, list(mine.chunk_ids), mine.indexed_at
+                )
 
     def reconcile(self) -> int:
         """Bring the two stores back in step after a run that did not finish; returns the number
@@ -109,6 +229,12 @@ class Index:
         delete) are forgotten so this run re-indexes them; then vectors the manifest does not own
         (a crash between the Chroma upsert and the manifest commit) are deleted.
         """
+        if self.follower is not None:
+            # server mode: the local rows are a cache of Chroma's manifest (rebuilt, never the judge
+            # of which vectors are orphans: another instance may be between its upsert and its
+            # record); a killed write's leftovers go when their file is next settled
+            self.follower.sync_all()
+            return 0
         vector_ids = set(self.vectors.all_ids())
         missing = self.lexical.ids() - vector_ids
         if missing:
@@ -129,6 +255,8 @@ class Index:
         with self._write_lock:
             self.state.set("dirty", "1")  # killed between the two resets → reconciled
             self.vectors.reset()
+            if self.shared is not None:
+                self.shared.reset()
             with self.db.transaction() as conn:
                 LexicalIndex.clear(conn)
                 Manifest.clear(conn)

@@ -76,9 +76,12 @@ class Manifest:
         return owned
 
     @staticmethod
-    def put(conn: sqlite3.Connection, root: str, source: str, file_hash: str, ids: list[str]) -> None:
-        """Inside a transaction: record a file and its chunk ids."""
-        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    def put(
+        conn: sqlite3.Connection, root: str, source: str, file_hash: str, ids: list[str], indexed_at: str = ""
+    ) -> None:
+        """Inside a transaction: record a file and its chunk ids (indexed now, unless a follower
+        copies another instance's time)."""
+        now = indexed_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         conn.execute(
             "INSERT OR REPLACE INTO files(root, source, file_hash, chunk_ids, indexed_at) VALUES (?, ?, ?, ?, ?)",
             (root, source, file_hash, json.dumps(ids), now),
