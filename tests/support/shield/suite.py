@@ -12,7 +12,7 @@ on every answer.
 
     python -m tests.support.shield.suite [--out report.json]     # prints the per-style table
     python -m tests.support.shield.suite --holdout                # the held-out suites
-    python -m tests.support.shield.suite --holdout holdout2       # the third red-teamer's suites
+    python -m tests.support.shield.suite --holdout PREFIX         # any other PREFIX_*.json pair
 """
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         const="holdout",
         metavar="PREFIX",
         help="run a held-out pair PREFIX_attacks.json / PREFIX_benign.json instead (default prefix "
-        "'holdout': a second red-teamer; 'holdout2': a third), each measured before any tuning on it",
+        "'holdout': a second red-teamer's suites, measured once before any tuning on them)",
     )
     args = parser.parse_args(argv)
     if args.holdout:
