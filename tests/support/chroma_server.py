@@ -7,11 +7,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.support.fake_openai import closed_port
 
 CHROMA = Path(sys.executable).parent / "chroma"
 
@@ -65,3 +69,18 @@ class ChromaServer:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=30)
         self.proc = None
+
+
+def in_folder(folder: Path) -> ChromaServer:
+    """A server (not started) on a free loopback port, with its data and log in folder."""
+    return ChromaServer(folder / "chroma-data", closed_port(), folder / "chroma.log")
+
+
+@contextmanager
+def running(folder: Path) -> Iterator[ChromaServer]:
+    """A started server in folder, shut down on exit."""
+    server = in_folder(folder).start()
+    try:
+        yield server
+    finally:
+        server.stop()

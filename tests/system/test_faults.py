@@ -19,7 +19,7 @@ from core.errors import ContextLensError, StoreUnavailable
 from core.pipeline import Answer
 from core.resources import Models as Resources
 from ingest.sync import ingest_paths
-from tests.support.chroma_server import ChromaServer
+from tests.support.chroma_server import ChromaServer, in_folder
 from tests.support.fake_openai import FAULT_CASES, FakeOpenAI, closed_port, fake_openai_server
 from tests.support.stores import SAMPLE, make_pipeline, make_settings, resources_for
 from tests.support.stores import close_stores as forget_indexes
@@ -135,7 +135,7 @@ def test_fault_tally() -> None:
 
 @pytest.fixture()
 def chroma(tmp_path: Path) -> Iterator[ChromaServer]:
-    srv = ChromaServer(tmp_path / "chroma-data", closed_port(), tmp_path / "chroma.log")
+    srv = in_folder(tmp_path)
     yield srv
     srv.kill()
     forget_indexes()

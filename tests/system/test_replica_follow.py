@@ -19,20 +19,15 @@ from core.index.lexical import LexicalIndex
 from core.index.manifest import Manifest
 from core.index.shared import SharedManifest, SharedRecord
 from core.index.vectors import VectorStore
-from tests.support.chroma_server import ChromaServer
-from tests.support.fake_openai import closed_port
+from tests.support.chroma_server import ChromaServer, running
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture()
 def chroma_server(tmp_path: Path) -> Iterator[ChromaServer]:
-    server = ChromaServer(tmp_path / "chroma-data", closed_port(), tmp_path / "chroma.log")
-    server.start()
-    try:
+    with running(tmp_path) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def _follower(tmp: Path, name: str, port: int) -> tuple[Follower, LocalDB]:

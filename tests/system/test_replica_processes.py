@@ -20,8 +20,7 @@ from typing import Any
 import chromadb
 import pytest
 
-from tests.support.chroma_server import ChromaServer
-from tests.support.fake_openai import closed_port
+from tests.support.chroma_server import ChromaServer, running
 from tests.support.stores import ROOT, SAMPLE
 
 pytestmark = pytest.mark.slow
@@ -40,13 +39,8 @@ QUESTION = "What torque must the Zephyr pump impeller be tightened to?"
 
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    tmp = tmp_path_factory.mktemp("replica-chroma")
-    server = ChromaServer(tmp / "data", closed_port(), tmp / "chroma.log")
-    server.start()
-    try:
+    with running(tmp_path_factory.mktemp("replica-chroma")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 class Instance:

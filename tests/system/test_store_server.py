@@ -12,7 +12,7 @@ from core.errors import StoreUnavailable
 from core.resources import Models as Resources
 from core.retrieval.retriever import Retriever
 from ingest.sync import ingest_paths
-from tests.support.chroma_server import ChromaServer
+from tests.support.chroma_server import ChromaServer, running
 from tests.support.fake_openai import closed_port
 from tests.support.stores import SAMPLE, make_settings, resources_for
 from tests.support.stores import close_stores as forget_indexes
@@ -23,12 +23,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture()
 def chroma_server(tmp_path: Path) -> Iterator[ChromaServer]:
-    server = ChromaServer(tmp_path / "chroma-data", closed_port(), tmp_path / "chroma.log")
-    server.start()
     try:
-        yield server
+        with running(tmp_path) as server:
+            yield server
     finally:
-        server.stop()
         forget_indexes()
 
 
