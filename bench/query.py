@@ -42,7 +42,7 @@ from bench.common import (
     write_corpus,
 )
 
-STORE_VERSION = 2  # bump when the synthesis changes (invalidates --keep stores)
+STORE_VERSION = 3  # bump when the synthesis changes (invalidates --keep stores)
 
 
 # -- corpus -------------------------------------------------------------------------------------
@@ -135,9 +135,9 @@ def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log
 
     emb = np.vstack(vecs).astype(np.float32)
     t1 = time.perf_counter()
-    index.vectors.upsert(ids, emb, texts, metas)
-    t2 = time.perf_counter()
-    with index.writing():
+    with index.writing():  # as ingest writes: the vectors, then each file's rows and records
+        index.upsert_vectors(ids, emb, texts, metas)
+        t2 = time.perf_counter()
         for root, source, fhash, pos in files:
             index.commit_file(root, source, fhash, [(ids[i], texts[i]) for i in pos], [])
     t3 = time.perf_counter()
@@ -228,8 +228,10 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
     the way the real path runs them: dense = embed + search + budget; hybrid = max(embed, lexical)
     (the lexical search runs beside the query embedding) + the rest of search + budget.
     `embed_query` is the shipped query encoder (ONNX Runtime by default), `embed_query_torch` the
-    documents' torch embedder on the same text; `lexical_search` the shipped lexical engine (in
-    memory by default), `fts5_search` FTS5's own bm25 query over the same rows.
+    documents' torch embedder on the same text; `dense_query` the shipped nearest-neighbour read
+    (Chroma's ids and distances, the records from their local copies), `chroma_query_full` Chroma
+    returning documents, metadata and vectors itself; `lexical_search` the shipped lexical engine
+    (in memory by default), `fts5_search` FTS5's own bm25 query over the same rows.
     """
     from core.context.fit import fit_evidence
     from core.pipeline import Pipeline
@@ -240,7 +242,7 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
     r = p.resources.retriever
     k = s.top_k
     n_lex = k * 2
-    names = ["embed_query", "embed_query_torch", "chroma_query", "lexical_search", "fts5_search",
+    names = ["embed_query", "embed_query_torch", "dense_query", "chroma_query_full", "lexical_search", "fts5_search",
              "search_dense", "search_hybrid", "budget_dense", "budget_hybrid"]  # fmt: skip
     from core.index.lexical import LexicalIndex
 
@@ -269,7 +271,8 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
     for q in questions:
         vec = timed("embed_query", r._encode, q.text)  # the shipped query encoder, uncached
         timed("embed_query_torch", lambda t: r.embedder.embed([t])[0], q.text)
-        timed("chroma_query", r.index.vectors.query, vec, k * 2)
+        timed("dense_query", r.index.query, vec, k * 2)  # Chroma's ids + distances, local records
+        timed("chroma_query_full", r.index.vectors.query, vec, k * 2)  # Chroma returning everything
         timed("fts5_search", fts5.search, q.text, n_lex)
         timed("lexical_search", r.index.lexical.search, q.text, n_lex)
         dense = timed("search_dense", search, q.text, "dense", vec)

@@ -182,7 +182,12 @@ class Ingestor:
         """Ingest files and folders; a folder's files that disappeared are removed from the index."""
         files, roots, errors = discover(paths)
         with self.index.writing():
-            return self._sync_paths(files, roots, errors, progress, remove_missing)
+            report = self._sync_paths(files, roots, errors, progress, remove_missing)
+            # rows indexed before the local record copies existed get theirs (once; cheap after)
+            filled = self.index.fill_records()
+            if filled:
+                log.info("copied %d chunk records from Chroma beside their lexical rows", filled)
+            return report
 
     def _sync_paths(
         self,

@@ -21,7 +21,7 @@ from core.index.db import LocalDB
 from core.index.lexical import LexicalIndex
 from core.index.manifest import Manifest
 from core.index.shared import SharedManifest, SharedRecord, winners
-from core.index.vectors import VectorStore
+from core.index.vectors import StoredVector, VectorStore
 
 LOOKBACK_MS = 30_000  # a write whose stamp is older than this when it lands is caught by sync_all
 FETCH_BATCH = 1000
@@ -83,17 +83,16 @@ class Follower:
             elif old is None or old.file_hash != rec.file_hash or old.chunk_ids != rec.chunk_ids:
                 changed.append(rec)
         dropped = [k for k in local if complete and (k not in latest or latest[k].removed)]
-        need: list[str] = []
-        for rec in changed:
-            old_ids = (
-                set(local[(rec.root, rec.source)].chunk_ids) if (rec.root, rec.source) in local else set()
-            )
-            need.extend(c for c in rec.chunk_ids if c not in old_ids)
+        # every chunk of a changed file is fetched: an unchanged chunk keeps its id while its
+        # metadata (file hash, the page's shield flags) changes, and the local record copy follows
+        need = [c for rec in changed if not rec.removed for c in rec.chunk_ids]
         texts: dict[str, tuple[str, str]] = {}
+        stored: dict[str, StoredVector] = {}  # the records, for the local copies beside the rows
         for i in range(0, len(need), FETCH_BATCH):
-            for v in self.vectors.get(need[i : i + FETCH_BATCH], with_embeddings=False):
+            for v in self.vectors.get(need[i : i + FETCH_BATCH]):
                 header = str(v.chunk.metadata.get("header") or "")
                 texts[v.chunk.id] = (v.chunk.source, f"{header}\n{v.chunk.text}" if header else v.chunk.text)
+                stored[v.chunk.id] = v
             if progress:
                 progress(min(i + FETCH_BATCH, len(need)), len(need))
         gone: set[str] = set()
@@ -106,7 +105,9 @@ class Follower:
                     Manifest.drop(conn, rec.root, rec.source)
                     continue
                 Manifest.put(conn, rec.root, rec.source, rec.file_hash, list(rec.chunk_ids), rec.indexed_at)
-                LexicalIndex.add(conn, rec.source, [(c, texts[c][1]) for c in rec.chunk_ids if c in texts])
+                LexicalIndex.add(
+                    conn, rec.source, [(c, texts[c][1]) for c in rec.chunk_ids if c in texts], stored
+                )
             for key in dropped:
                 gone.update(local[key].chunk_ids)
                 Manifest.drop(conn, *key)

@@ -15,6 +15,7 @@ included), superseded records are pruned, and the local rows mirror the winner."
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import logging
 import threading
@@ -26,7 +27,7 @@ import numpy as np
 
 from core.config import Settings
 from core.errors import StoreUnavailable
-from core.index import lexical, manifest, state
+from core.index import lexical, manifest, records, state
 from core.index.db import LocalDB
 from core.index.follow import Follower, Progress
 from core.index.lexical import LexicalIndex
@@ -34,6 +35,7 @@ from core.index.manifest import FileRecord, Manifest
 from core.index.shared import SharedManifest, SharedRecord, winners
 from core.index.state import IndexState
 from core.index.vectors import StoredVector, VectorStore
+from core.types import Chunk
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,7 @@ class Index:
         self._timer: threading.Thread | None = None
         self._stop = threading.Event()
         self._stamps: dict[str, int] = {}  # server mode: chunk id → stamp of this process's upsert
+        self._pending: dict[str, StoredVector] = {}  # upserted records awaiting their file's commit
 
     def start_following(self, progress: Progress | None = None) -> int:
         """Server mode, on start: build or refresh the local lexical rows from Chroma (a fresh
@@ -96,10 +99,35 @@ class Index:
 
     # -- reads ----------------------------------------------------------------------------------
     def query(self, embedding: np.ndarray, k: int) -> list[StoredVector]:
-        return self.vectors.query(embedding, k)
+        """The k nearest chunks, nearest first: Chroma finds the ids and distances, the records
+        come from their local copies (core/index/records.py) or, without one, from Chroma."""
+        near = self.vectors.nearest(embedding, k)
+        got = self._records([cid for cid, _ in near])
+        return [dataclasses.replace(got[cid], distance=dist) for cid, dist in near if cid in got]
 
     def get(self, ids: Sequence[str]) -> list[StoredVector]:
-        return self.vectors.get(ids)
+        """The stored chunks with these ids, in that order (missing ids are left out)."""
+        got = self._records(ids)
+        return [got[cid] for cid in dict.fromkeys(ids) if cid in got]
+
+    def _records(self, ids: Sequence[str]) -> dict[str, StoredVector]:
+        got = self.lexical.records(ids)
+        rest = [cid for cid in ids if cid not in got]
+        if rest:
+            got.update((v.chunk.id, v) for v in self.vectors.get(rest))
+        return got
+
+    def fill_records(self, batch: int = 1000) -> int:
+        """Copy Chroma's record of every local row that has none (rows written before the copies
+        existed; a row whose chunk Chroma lacks keeps none); returns how many were filled."""
+        filled, after = 0, ""
+        while ids := records.missing(self.db.read(), after, batch):
+            stored = {v.chunk.id: v for v in self.vectors.get(ids)}
+            with self.db.transaction() as conn:
+                records.write(conn, stored, only_missing=True)
+            filled += len(stored)
+            after = ids[-1]
+        return filled
 
     def search_lexical(self, text: str, k: int) -> list[tuple[str, float]]:
         try:
@@ -135,7 +163,10 @@ class Index:
                 self.reconcile()
             self.state.set("dirty", "1")
             self.catch_up()
-            yield
+            try:
+                yield
+            finally:
+                self._pending.clear()  # a failed file's records are not kept past its run
             self.state.set("dirty", None)
 
     def upsert_vectors(
@@ -151,6 +182,15 @@ class Index:
             metadatas = [{**m, "stamp": stamp} for m in metadatas]
             self._stamps.update(dict.fromkeys(ids, stamp))
         self.vectors.upsert(ids, embeddings, documents, metadatas)
+        # the records as stored, for the local copies the file's commit writes
+        for n, cid in enumerate(ids):
+            meta = dict(metadatas[n])
+            chunk = Chunk(id=cid, text=documents[n], source=str(meta.get("source", "")), metadata=meta)
+            self._pending[cid] = StoredVector(chunk, np.asarray(embeddings[n], dtype=np.float32))
+
+    def _take_pending(self, chunks: Sequence[tuple[str, str]]) -> dict[str, StoredVector]:
+        """The upserted records of these chunks (taken: a commit writes each once)."""
+        return {cid: v for cid, _ in chunks if (v := self._pending.pop(cid, None)) is not None}
 
     def commit_file(
         self,
@@ -170,11 +210,12 @@ class Index:
             stamps = [self._stamps.pop(cid) for cid in ids if cid in self._stamps]
             stamp = max(stamps) if stamps else self.shared.now()
             mine = self.shared.put(SharedRecord(root, source, file_hash, ids, stamp, now, category))
-            self._settle(mine, chunks)
+            self._settle(mine, chunks, self._take_pending(chunks))
             return
+        stored = self._take_pending(chunks)
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, stale)
-            LexicalIndex.add(conn, source, chunks)
+            LexicalIndex.add(conn, source, chunks, stored)
             Manifest.put(conn, root, source, file_hash, [cid for cid, _ in chunks])
         if stale:
             self.vectors.delete(stale)
@@ -184,14 +225,16 @@ class Index:
         (server mode: a tombstone in Chroma's manifest, then the file is settled)."""
         if self.shared is not None:
             mine = self.shared.put(SharedRecord(root, source, "", (), self.shared.now(), removed=True))
-            self._settle(mine, ())
+            self._settle(mine, (), {})
             return
         self.vectors.delete(ids)
         with self.db.transaction() as conn:
             LexicalIndex.delete(conn, ids)
             Manifest.drop(conn, root, source)
 
-    def _settle(self, mine: SharedRecord, chunks: Sequence[tuple[str, str]]) -> None:
+    def _settle(
+        self, mine: SharedRecord, chunks: Sequence[tuple[str, str]], stored: Mapping[str, StoredVector]
+    ) -> None:
         """Server mode, after adding a record: keep the file's winning record only, delete the
         file's vectors it does not list that an older write stamped (a newer writer still in
         flight stamped its own later, so they stay), and mirror the winner locally."""
@@ -216,7 +259,7 @@ class Index:
             if mine.removed:
                 Manifest.drop(conn, mine.root, mine.source)
             else:
-                LexicalIndex.add(conn, mine.source, chunks)
+                LexicalIndex.add(conn, mine.source, chunks, stored)
                 Manifest.put(
                     conn, mine.root, mine.source, mine.file_hash, list(mine.chunk_ids), mine.indexed_at
                 )

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
+from core.index import records
 from core.index.db import LocalDB
 from core.index.sparse import MemoryBM25
+from core.index.vectors import StoredVector
 from core.text import SEARCH_STOP_WORDS
 
 SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2');
-CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, fts_rowid INTEGER NOT NULL, source TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, fts_rowid INTEGER NOT NULL, source TEXT NOT NULL,
+                                   document TEXT, metadata TEXT, vector BLOB);
 CREATE INDEX IF NOT EXISTS chunks_by_fts_rowid ON chunks(fts_rowid);
 CREATE TABLE IF NOT EXISTS lexical_generation (n INTEGER NOT NULL);
 INSERT INTO lexical_generation SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM lexical_generation);
@@ -63,6 +66,7 @@ class LexicalIndex:
         self.db = db
         self.engine = engine
         self._memory = MemoryBM25() if engine == "memory" else None
+        records.migrate(db.read())
 
     def search(self, text: str, k: int) -> list[tuple[str, float]]:
         """Up to k (chunk id, bm25 score) pairs, best first (higher score is better)."""
@@ -111,9 +115,19 @@ class LexicalIndex:
     def ids(self) -> set[str]:
         return {r[0] for r in self.db.read().execute("SELECT id FROM chunks")}
 
+    def records(self, ids: Iterable[str]) -> dict[str, StoredVector]:
+        """The local copies of these chunks' Chroma records (core/index/records.py)."""
+        return records.read(self.db.read(), ids)
+
     @staticmethod
-    def add(conn: sqlite3.Connection, source: str, chunks: Sequence[tuple[str, str]]) -> None:
-        """Inside a transaction: add (id, text) chunks not already indexed."""
+    def add(
+        conn: sqlite3.Connection,
+        source: str,
+        chunks: Sequence[tuple[str, str]],
+        stored: Mapping[str, StoredVector] | None = None,
+    ) -> None:
+        """Inside a transaction: add (id, text) chunks not already indexed, and write the copy of
+        each chunk's Chroma record that stored has (an existing row's copy is replaced)."""
         if chunks:
             LexicalIndex._bump(conn)
         for cid, text in chunks:
@@ -123,6 +137,8 @@ class LexicalIndex:
             conn.execute(
                 "INSERT INTO chunks(id, fts_rowid, source) VALUES (?, ?, ?)", (cid, cur.lastrowid, source)
             )
+        if stored:
+            records.write(conn, {cid: stored[cid] for cid, _ in chunks if cid in stored})
 
     @staticmethod
     def delete(conn: sqlite3.Connection, ids: Iterable[str]) -> None:

@@ -118,6 +118,19 @@ class VectorStore:
             (got.get("distances") or [[]])[0],
         )
 
+    def nearest(self, embedding: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The ids of the k nearest chunks to one query vector with their cosine distances,
+        nearest first (no documents, metadata or vectors: the index reads those locally)."""
+        got = self._call(
+            "query",
+            lambda: self.collection.query(
+                query_embeddings=[embedding.tolist()], n_results=max(1, k), include=["distances"]
+            ),
+        )
+        ids = (got.get("ids") or [[]])[0]
+        dists = (got.get("distances") or [[]])[0]
+        return [(cid, float(d)) for cid, d in zip(ids, dists, strict=True)]
+
     def get(self, ids: Sequence[str], with_embeddings: bool = True) -> list[StoredVector]:
         """The stored chunks with these ids (missing ids are left out)."""
         include = ["documents", "metadatas"] + (["embeddings"] if with_embeddings else [])

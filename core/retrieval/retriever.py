@@ -63,9 +63,7 @@ class Retriever:
         if mode != "dense":
             # the lexical search (in memory, a few ms at 100k) runs on the other core while the
             # query is embedded (ONNX Runtime releases the GIL). Only the fused ids the dense list
-            # lacks are fetched from Chroma afterwards: a get costs ~0.1 ms per id (1.9 ms for 16
-            # at 10k), so prefetching every lexical hit beside the embedding cost more CPU than it
-            # saved on this 2-core machine under load
+            # lacks are read afterwards, from the local record copies (core/index/records.py)
             pending = self._lexical_pool().submit(self.index.search_lexical, question, _lexical_k(mode, k))
         q = self.embed_query(question) if query_vector is None else query_vector
         if pending is None:

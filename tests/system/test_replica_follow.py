@@ -20,6 +20,7 @@ from core.index.manifest import Manifest
 from core.index.shared import SharedManifest, SharedRecord
 from core.index.vectors import VectorStore
 from tests.support.chroma_server import ChromaServer, running
+from tests.support.records import assert_records_match
 
 pytestmark = pytest.mark.slow
 
@@ -100,6 +101,18 @@ def test_replica_two_indexes_share_ingest_and_removal(
         assert hits and hits[0][0] in chroma_ids
         assert b.lexical.ids() == chroma_ids == a.lexical.ids()
         assert [r.source for r in b.all_files()] == ["policies/returns-and-refunds.txt"]
+        assert_records_match(b)  # B's local copies of the records, read by its queries
+        # a changed file: its unchanged chunks keep their ids but not their metadata (file hash)
+        doc = src / "returns-and-refunds.txt"
+        doc.write_text(
+            doc.read_text(encoding="utf-8") + "\n\nGift cards are not refundable.\n", encoding="utf-8"
+        )
+        assert ingest_paths(sa, [tmp_path / "docs"], resources=resources_for(sa)).errors == []
+        kept = chroma_ids & set(a.vectors.all_ids())
+        assert kept and b.search_lexical("gift cards refundable", 5)
+        assert_records_match(a)
+        assert_records_match(b)
+        chroma_ids = set(a.vectors.all_ids())
         assert a.search_lexical("restocking fee refund", 5)  # A's in-memory postings are loaded now
         removed, n = remove_documents(b, sb, ["policies/returns-and-refunds.txt"])
         assert n == len(chroma_ids) and a.vectors.count() == 0

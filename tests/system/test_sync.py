@@ -13,6 +13,7 @@ from core.index.index import Index
 from core.resources import Models as Resources
 from ingest.sync import Ingestor, SyncReport, chunk_id, ingest_paths
 from tests.support.pdfs import make_pdf
+from tests.support.records import assert_records_match
 from tests.support.stores import SAMPLE, make_settings
 from tests.support.stores import close_stores as forget_indexes
 from tests.support.stores import index_for as get_index
@@ -80,13 +81,15 @@ def _ids_by_source(s: Settings) -> dict[str, set[str]]:
 
 
 def _assert_in_step(s: Settings) -> None:
-    """Chroma, the lexical index and the manifest agree on the chunk ids."""
+    """Chroma, the lexical index and the manifest agree on the chunk ids, and every lexical row's
+    copy of its Chroma record (document, metadata, vector) equals Chroma's."""
     index = _index(s)
     chroma_ids = set(index.vectors.all_ids())
     assert index.lexical.ids() == chroma_ids
     manifest = {cid for rec in index.manifest.all_files() for cid in rec.chunk_ids}
     assert manifest == chroma_ids
     assert index.state.get("dirty") is None
+    assert_records_match(index)
 
 
 def _ingest(s: Settings, *paths: Path) -> SyncReport:

@@ -1,0 +1,77 @@
+"""The local copy of each chunk's Chroma record (document, metadata, vector) beside its lexical row.
+
+A query asks Chroma only for the nearest ids and their distances (1.4 ms at 100k chunks against
+3.7 ms with documents, metadata and vectors) and reads the rest here by primary key, as it reads
+the fused ids the dense list lacks. Every write of a file's vectors writes their copies in the
+same transaction as the file's lexical rows (the only way Chroma's records change is that upsert),
+and a row's copy is dropped with the row.
+A row written before this copy existed (or by a path that had no record at hand) has none, and
+its record is read from Chroma instead (`Index.fill_records` fills them in)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from core.index.vectors import StoredVector
+from core.types import Chunk
+
+COLUMNS = ("document", "metadata", "vector")
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Add the record columns to a chunks table made before them (idempotent)."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
+    for col, kind in zip(COLUMNS, ("TEXT", "TEXT", "BLOB"), strict=True):
+        if col not in have:
+            conn.execute(f"ALTER TABLE chunks ADD COLUMN {col} {kind}")
+
+
+def encode(v: StoredVector) -> tuple[str, str, bytes | None]:
+    """A record as the three column values (the vector as float32 bytes, exactly as stored)."""
+    vec = None if v.embedding is None else np.asarray(v.embedding, dtype=np.float32).tobytes()
+    return v.chunk.text, json.dumps(dict(v.chunk.metadata), separators=(",", ":")), vec
+
+
+def decode(cid: str, document: str, metadata: str, vector: bytes | None) -> StoredVector:
+    meta = json.loads(metadata)
+    emb = None if vector is None else np.frombuffer(vector, dtype=np.float32)
+    return StoredVector(Chunk(id=cid, text=document, source=str(meta.get("source", "")), metadata=meta), emb)
+
+
+def read(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, StoredVector]:
+    """The local records of these ids (ids without one are left out)."""
+    ids = list(dict.fromkeys(ids))
+    out: dict[str, StoredVector] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            f"SELECT id, document, metadata, vector FROM chunks WHERE id IN ({marks}) AND metadata IS NOT NULL",
+            part,
+        )
+        for cid, doc, meta, vec in rows:
+            out[cid] = decode(cid, doc, meta, vec)
+    return out
+
+
+def write(conn: sqlite3.Connection, records: Mapping[str, StoredVector], only_missing: bool = False) -> None:
+    """Inside a transaction: the rows' copies of these records (only_missing: only rows that
+    have none). A write replaces a copy: an unchanged chunk of a changed file keeps its id while
+    its metadata (file hash, the page's shield flags) changes with the file."""
+    where = "id = ? AND metadata IS NULL" if only_missing else "id = ?"
+    for cid, v in records.items():
+        conn.execute(
+            f"UPDATE chunks SET document = ?, metadata = ?, vector = ? WHERE {where}", (*encode(v), cid)
+        )
+
+
+def missing(conn: sqlite3.Connection, after: str, limit: int) -> list[str]:
+    """Up to limit ids after `after` (in id order) whose row has no record yet."""
+    rows = conn.execute(
+        "SELECT id FROM chunks WHERE metadata IS NULL AND id > ? ORDER BY id LIMIT ?", (after, limit)
+    )
+    return [r[0] for r in rows]
