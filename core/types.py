@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
+
 MetaValue = str | int | float | bool
 
 
@@ -34,7 +36,8 @@ class Candidate:
 
     chunk: Chunk
     score: float
-    embedding: tuple[float, ...] | None = None
+    # the stored vector as read (float32); not part of equality: candidates compare by chunk and ranks
+    embedding: np.ndarray | tuple[float, ...] | None = field(default=None, compare=False)
     dense_rank: int | None = None
     lexical_rank: int | None = None
 

@@ -123,6 +123,5 @@ def _candidates(rows: Sequence[StoredVector], q: np.ndarray) -> list[Candidate]:
             sim = float(np.dot(row.embedding, q))
         else:
             sim = 0.0
-        emb = tuple(row.embedding.tolist()) if row.embedding is not None else None
-        out.append(Candidate(row.chunk, min(1.0, max(0.0, sim)), emb))
+        out.append(Candidate(row.chunk, min(1.0, max(0.0, sim)), row.embedding))
     return out
