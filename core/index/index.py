@@ -98,10 +98,14 @@ class Index:
             self.follower.check(force=force)
 
     # -- reads ----------------------------------------------------------------------------------
-    def query(self, embedding: np.ndarray, k: int) -> list[StoredVector]:
+    def query(self, embedding: np.ndarray, k: int, follow: bool = True) -> list[StoredVector]:
         """The k nearest chunks, nearest first: Chroma finds the ids and distances, the records
-        come from their local copies (core/index/records.py) or, without one, from Chroma."""
+        come from their local copies (core/index/records.py) or, without one, from Chroma.
+        follow: server mode, catch up first so the copies of files another instance changed are
+        current (False when the question's lexical search, beside it, already does)."""
         near = self.vectors.nearest(embedding, k)
+        if follow:
+            self._follow()
         got = self._records([cid for cid, _ in near])
         return [dataclasses.replace(got[cid], distance=dist) for cid, dist in near if cid in got]
 
@@ -130,11 +134,16 @@ class Index:
         return filled
 
     def search_lexical(self, text: str, k: int) -> list[tuple[str, float]]:
+        self._follow()
+        return self.lexical.search(text, k)
+
+    def _follow(self) -> None:
+        """Server mode, before a read of the local rows: catch up with Chroma (an outage is
+        reported by the dense side; the rows here are read as they are)."""
         try:
             self.catch_up(force=False)
-        except StoreUnavailable as e:  # the dense side reports the outage; search what is here
-            log.warning("lexical catch-up skipped: %s", e)
-        return self.lexical.search(text, k)
+        except StoreUnavailable as e:
+            log.warning("catch-up with Chroma skipped: %s", e)
 
     def files(self, root: str | None = None) -> dict[str, FileRecord]:
         self.catch_up()

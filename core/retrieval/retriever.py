@@ -74,7 +74,7 @@ class Retriever:
             return self._fetch(
                 [cid for cid, _ in lexical], q, {}, {cid: r for r, (cid, _) in enumerate(lexical, 1)}
             )[:k]
-        dense = _candidates(self.index.query(q, k * 2), q)
+        dense = _candidates(self.index.query(q, k * 2, follow=False), q)  # the lexical search follows
         lexical = pending.result()
         dense_rank = {c.chunk.id: r for r, c in enumerate(dense, 1)}
         lex_rank = {cid: r for r, (cid, _) in enumerate(lexical, 1)}

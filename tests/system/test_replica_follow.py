@@ -109,7 +109,13 @@ def test_replica_two_indexes_share_ingest_and_removal(
         )
         assert ingest_paths(sa, [tmp_path / "docs"], resources=resources_for(sa)).errors == []
         kept = chroma_ids & set(a.vectors.all_ids())
-        assert kept and b.search_lexical("gift cards refundable", 5)
+        assert kept
+        # B's dense query, before any lexical search there, reads current copies (the new file hash)
+        q = resources_for(sb).retriever.embed_query("Are gift cards refundable?")
+        mine, chromas = b.query(q, 8), b.vectors.query(q, 8)
+        assert [v.chunk.id for v in mine] == [v.chunk.id for v in chromas]
+        assert [dict(v.chunk.metadata) for v in mine] == [dict(v.chunk.metadata) for v in chromas]
+        assert b.search_lexical("gift cards refundable", 5)
         assert_records_match(a)
         assert_records_match(b)
         chroma_ids = set(a.vectors.all_ids())
