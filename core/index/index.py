@@ -74,6 +74,11 @@ class Index:
                 n,
                 time.perf_counter() - t0,
             )
+            # rows cached before the record copies existed get theirs once (an instance that
+            # never ingests would otherwise read them from Chroma on every query)
+            filled = self.fill_records()
+            if filled:
+                log.info("copied %d chunk records from Chroma beside their lexical rows", filled)
         except StoreUnavailable as e:  # the next search or the timer tries again
             log.warning("lexical catch-up on start skipped: %s", e)
         interval = self.settings.follow_interval_s

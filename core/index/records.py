@@ -23,11 +23,16 @@ COLUMNS = ("document", "metadata", "vector")
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    """Add the record columns to a chunks table made before them (idempotent)."""
-    have = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
+    """Add the record columns to a chunks table made before them (idempotent, and safe when
+    another process opening the same store adds them at the same moment)."""
     for col, kind in zip(COLUMNS, ("TEXT", "TEXT", "BLOB"), strict=True):
-        if col not in have:
+        if col in {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}:
+            continue
+        try:
             conn.execute(f"ALTER TABLE chunks ADD COLUMN {col} {kind}")
+        except sqlite3.OperationalError as e:
+            if "duplicate column" not in str(e):
+                raise
 
 
 def encode(v: StoredVector) -> tuple[str, str, bytes | None]:

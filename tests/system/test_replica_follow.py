@@ -155,3 +155,32 @@ def test_replica_background_timer_follows_without_a_query(
         b.stop_following()
     finally:
         close_stores()
+
+
+def test_replica_instance_fills_record_copies_on_start(tmp_path: Path, chroma_server: ChromaServer) -> None:
+    """An instance whose local rows predate the record copies gets them when it starts following
+    (it may never ingest, and would otherwise read every candidate from Chroma)."""
+    from ingest.sync import ingest_paths
+    from tests.support.stores import SAMPLE, close_stores, make_settings, resources_for
+
+    src = tmp_path / "docs" / "policies"
+    src.mkdir(parents=True)
+    (src / "warranty-policy.md").write_bytes((SAMPLE / "policies/warranty-policy.md").read_bytes())
+    sa, sb = (
+        make_settings(
+            tmp_path / n, chroma_host="127.0.0.1", chroma_port=chroma_server.port, follow_interval_s=0
+        )
+        for n in ("a", "b")
+    )
+    try:
+        assert ingest_paths(sa, [tmp_path / "docs"], resources=resources_for(sa)).errors == []
+        b = resources_for(sb).index
+        assert b.start_following() > 0
+        assert_records_match(b)
+        with b.db.transaction() as conn:  # as a store cached before the copies existed
+            conn.execute("UPDATE chunks SET document = NULL, metadata = NULL, vector = NULL")
+        assert b.lexical.records(b.vectors.all_ids()) == {}
+        b.start_following()
+        assert_records_match(b)
+    finally:
+        close_stores()
