@@ -70,10 +70,13 @@ class Seed:
             self.by_category.setdefault(str(self.meta[cid].get("category", "")), []).append(cid)
 
 
-def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log: Any) -> dict[str, Any]:
+def build_store(index: Any, n: int, seed: Seed, models: Any, rng_seed: int, log: Any) -> dict[str, Any]:
     """Fill an (empty) index with n chunks: the real ones first, then synthetic ones."""
-    from core.shield.quarantine import ingest_metadata
+    from core.shield.quarantine import defused_text, ingest_metadata
     from core.text import split_sentences
+    from core.types import Chunk
+
+    counter, prepare = models.counter, models.preparer
 
     t0 = time.perf_counter()
     ids: list[str] = []
@@ -134,9 +137,13 @@ def build_store(index: Any, n: int, seed: Seed, counter: Any, rng_seed: int, log
         metas[i]["tokens"] = t
 
     emb = np.vstack(vecs).astype(np.float32)
+    # what the budget needs of each chunk, as ingest stores it (core/prepared.py)
+    prepared = [
+        prepare(defused_text(Chunk(cid, t, "", m))) for cid, t, m in zip(ids, texts, metas, strict=True)
+    ]
     t1 = time.perf_counter()
     with index.writing():  # as ingest writes: the vectors, then each file's rows and records
-        index.upsert_vectors(ids, emb, texts, metas)
+        index.upsert_vectors(ids, emb, texts, metas, prepared)
         t2 = time.perf_counter()
         for root, source, fhash, pos in files:
             index.commit_file(root, source, fhash, [(ids[i], texts[i]) for i in pos], [])
@@ -164,8 +171,9 @@ def ensure_store(store: Path, n: int, seed: Seed, models: Any, rng_seed: int, lo
         if info.get("want") == want:
             log(f"  reusing the {n}-chunk store in {store}")
             res.index.fill_records()  # a store kept from before the local record copies gets them
+            res.index.fill_prepared(models.preparer)  # and one from before the stored Prepared
             return s, res, info["built"]
-    built = build_store(res.index, n, seed, models.counter, rng_seed, log)
+    built = build_store(res.index, n, seed, models, rng_seed, log)
     marker.write_text(json.dumps({"want": want, "built": built}))
     return s, res, built
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from core.config import Settings
 from core.embed import Embedder, make_embedder
 from core.embed.query import QueryEncoder, make_query_encoder
+from core.embed.sbert import bundled_model_path
 from core.index import Index
+from core.prepared import Preparer
 from core.retrieval import Retriever
 from core.scoring import SentenceScorer
 from core.tokens import TiktokenCounter
@@ -58,6 +61,15 @@ class Models:
             if self._query is None:
                 self._query = encoder
             return self._query
+
+    @property
+    def preparer(self) -> Preparer:
+        """Computes what the budget needs of a chunk (core/prepared.py); its key is known without
+        loading the embedder, which it asks for only when it prepares a text."""
+        if self._embedder is not None:
+            return Preparer.of(self.counter, self._embedder)
+        pieces_id = Path(self._spec[0] or bundled_model_path()).name
+        return Preparer(self.counter, pieces_id, lambda: self.embedder)
 
     @property
     def scorer(self) -> SentenceScorer:

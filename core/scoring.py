@@ -50,15 +50,25 @@ class SentenceScorer:
             return np.zeros(0, dtype=np.float32)
         return self.vectors(sentences) @ query
 
-    def relevance(self, sentences: Sequence[str], question: str) -> np.ndarray:
-        """Fast relevance of sentences to a question, in [0, 1]-ish.
+    def relevance(
+        self,
+        sentences: Sequence[str],
+        question: str,
+        pieces: Sequence[Sequence[int]] | None = None,
+    ) -> np.ndarray:
+        """Fast relevance of sentences to a question, in [0, 1]-ish (pieces: the sentences' word
+        pieces when they are known, e.g. stored at ingest; core/prepared.py).
 
         0.5 × cosine of static word-piece embeddings + 0.5 × share of the question's content
         words present. On 300 SQuAD questions the top sentence held the answer for 84% with
         this score, 78% with full-model cosine alone, at ~1% of the cost."""
         if not sentences:
             return np.zeros(0, dtype=np.float32)
-        vecs = self.embedder.static_embed([*sentences, question])
+        if pieces is None:
+            rows = self.embedder.word_pieces([*sentences, question])
+        else:
+            rows = [*pieces, *self.embedder.word_pieces([question])]
+        vecs = self.embedder.static_rows(rows)
         cos = vecs[:-1] @ vecs[-1]
         q = content_words(question)
         lex = np.array(

@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from core.prepared import Prepared
 
 MetaValue = str | int | float | bool
 
@@ -19,6 +23,8 @@ class Chunk:
     text: str
     source: str
     metadata: Mapping[str, MetaValue] = field(default_factory=dict)
+    # what the budget needs of it, computed when it was stored (core/prepared.py); None: not yet
+    prepared: Prepared | None = field(default=None, compare=False, repr=False)
 
     @property
     def category(self) -> str:

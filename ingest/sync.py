@@ -21,7 +21,8 @@ from core.config import Settings
 from core.embed import Embedder
 from core.errors import IngestError
 from core.resources import Resources
-from core.shield.quarantine import ingest_metadata, page_flags
+from core.shield.quarantine import defused_text, ingest_metadata, page_flags
+from core.types import Chunk
 from ingest.chunker import Chunker
 from ingest.isolate import ParseLimits, ParsePool
 from ingest.loaders import SUPPORTED, Document
@@ -187,6 +188,10 @@ class Ingestor:
             filled = self.index.fill_records()
             if filled:
                 log.info("copied %d chunk records from Chroma beside their lexical rows", filled)
+            # and what the budget needs of each chunk, for rows from before it was stored
+            prepared = self.index.fill_prepared(self._models.preparer)
+            if prepared:
+                log.info("prepared %d chunks for the budget", prepared)
             return report
 
     def _sync_paths(
@@ -339,7 +344,12 @@ class Ingestor:
         metas = [m for p in batch for m in p.metas]
         vectors = self.embedder.embed(texts)
         report.embedded += len(texts)
-        self.index.upsert_vectors(ids, vectors, documents, metas)
+        # what the budget needs of each chunk, computed once here rather than per question
+        prepare = self._models.preparer
+        prepared = [
+            prepare(defused_text(Chunk(i, d, "", m))) for i, d, m in zip(ids, documents, metas, strict=True)
+        ]
+        self.index.upsert_vectors(ids, vectors, documents, metas, prepared)
         for p in batch:
             self.index.commit_file(
                 p.file.root,

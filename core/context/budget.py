@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from core.config import Settings
 from core.context.dedupe import Deduper
 from core.context.knowledge import KnowledgeFormat
-from core.context.summarize import ranked_extract, truncate_sentences
+from core.context.summarize import extract_tokens, join, leading_pick, ranked_pick
+from core.prepared import Prepared, Preparer
 from core.scoring import SentenceScorer
 from core.shield.quarantine import chunk_flags, defused_text
 from core.tokens import TiktokenCounter
@@ -91,6 +92,14 @@ def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str, defused:
     )
 
 
+def render_head(fmt: KnowledgeFormat, n: int, c: Candidate) -> str:
+    """Entry n's lines before its text (render_entry = head + text + "\n" + fmt.tail)."""
+    meta = c.chunk.metadata
+    page = int(meta["page"]) if "page" in meta else None
+    section = str(meta.get("heading_path", ""))
+    return fmt.head(n, c.chunk.source, c.chunk.category, c.score, page, section, chunk_flags(c.chunk))
+
+
 def ledger_entry(
     c: Candidate,
     counter: TiktokenCounter,
@@ -115,9 +124,11 @@ def ledger_entry(
 
 def _fit(
     c: Candidate,
+    p: Prepared,
     question: str,
     params: BudgetParams,
     render: Callable[..., str],
+    fixed: int,
     counter: TiktokenCounter,
     scorer: SentenceScorer,
     room: int,
@@ -125,34 +136,26 @@ def _fit(
     """An overflowing candidate fitted into room tokens: (fate, text, rendered entry, its tokens).
 
     High scores get their sentences most relevant to the question, the rest a sentence-boundary
-    truncation; None when not even one sentence fits. The chunk is defused once and its extracts
-    cut from that text (defusing is idempotent and keeps sentences), so the many trial renders
-    need not scan for markers again."""
-    text = defused_text(c.chunk)
-    # the entry's fields cost the same whatever the text: counted once; the text starts and ends
-    # at a line break, where cl100k never merges tokens, so the sum is the entry's count
-    shell = counter.count(render("", defused=True))
+    truncation; None when not even one sentence fits. p holds the sentences of the defused chunk
+    with their token counts and word pieces, so a trial extract costs a sum, not a count; fixed is
+    the entry's own lines (its head and closing fence)."""
 
-    def fits(t: str) -> bool:
-        return shell + counter.count(t) <= room
+    def fits(idx: list[int]) -> bool:
+        return fixed + extract_tokens(p, idx, counter) <= room
 
-    def fits_exactly(t: str) -> bool:
-        return counter.count(render(t, defused=True)) <= room
-
-    for check in (fits, fits_exactly):  # the exact check only if the sum was ever wrong
-        fitted = None
-        fate = Fate.TRUNCATED
-        if c.score >= params.summary_min_score:
-            fitted, fate = ranked_extract(text, question, scorer, check), Fate.SUMMARISED
-        if fitted is None:
-            fitted, fate = truncate_sentences(text, check), Fate.TRUNCATED
-        if fitted is None:
-            return None
-        full = render(fitted[0], defused=True)
-        cost = counter.count(full)
-        if cost <= room:
-            return fate, fitted[0], full, cost
-    return None
+    chosen, fate = None, Fate.TRUNCATED
+    if c.score >= params.summary_min_score:
+        chosen, fate = (
+            ranked_pick(p.sentences, scorer.relevance(p.sentences, question, p.pieces), fits),
+            Fate.SUMMARISED,
+        )
+    if chosen is None:
+        used = leading_pick(p.sentences, fits)
+        chosen, fate = (list(range(used)) if used else None), Fate.TRUNCATED
+    if chosen is None:
+        return None
+    text = join(p.sentences, chosen)
+    return fate, text, render(text, defused=True), fixed + extract_tokens(p, chosen, counter)
 
 
 def build_context(
@@ -193,6 +196,18 @@ class _Walk:
         self.entries: list[str] = []
         self.header = self.counter.count(self.fmt.header + "\n")
         self.sep = self.counter.count(self.fmt.joiner)
+        self.prep = Preparer.of(self.counter, self.scorer.embedder)
+        self.tail = self.counter.count(self.fmt.tail)
+        # what cl100k merges where one entry's closing fence meets the joiner and the next
+        # entry's opening (">" and "\n---\n" become ">\n" and "---\n"): the same at every joint
+        opening = "<doc"
+        self.joint = self.sep + (
+            self.counter.count(self.fmt.tail + self.fmt.joiner + opening)
+            - self.tail
+            - self.sep
+            - self.counter.count(opening)
+        )
+        self.heads: dict[tuple[int, int], tuple[str, int]] = {}  # (candidate, entry n) → head, tokens
         self.used = 0
         self.overflowed = False
         self.capped: list[tuple[int, int, Callable[[str], str]]] = []  # (candidate, entry, render)
@@ -208,21 +223,21 @@ class _Walk:
             if dup is not None:
                 self.fates[i] = ledger_entry(c, counter, Fate.DUPLICATE, dup=dup)
                 return
-        render = functools.partial(render_entry, self.fmt, len(self.entries) + 1, c)
+        n = len(self.entries) + 1
+        render = functools.partial(render_entry, self.fmt, n, c)
         fixed = self.header if not self.entries else self.sep
         room = params.budget - self.used - fixed
         if self.overflowed and (params.tail_cap is None or room <= 0):
             self.fates[i] = ledger_entry(c, counter, Fate.OVER_BUDGET)
             return
-        full = render(defused_text(c.chunk), defused=True)
-        cost = counter.count(full)
+        full, cost = self.whole(c, n)
         fate, text = Fate.KEPT, c.chunk.text
         if cost > room:
             self.overflowed = True
             cap = (
                 room if params.tail_cap is None or c.chunk.id in self.uncapped else min(room, params.tail_cap)
             )
-            fitted = _fit(c, self.question, params, render, counter, self.scorer, cap)
+            fitted = self.fit(c, n, render, cap)
             if fitted is None:
                 self.fates[i] = ledger_entry(c, counter, Fate.OVER_BUDGET)
                 return
@@ -234,6 +249,39 @@ class _Walk:
         self.deduper.keep(c)
         self.fates[i] = ledger_entry(c, counter, fate, text, cost)
 
+    def prepared(self, c: Candidate) -> Prepared:
+        """What the budget needs of c's defused text: stored at ingest, else computed now."""
+        stored = c.chunk.prepared
+        return stored if stored is not None and self.prep.usable(stored) else self.prep(defused_text(c.chunk))
+
+    def head(self, c: Candidate, n: int) -> tuple[str, int]:
+        """c's head as entry n and its tokens (counted once)."""
+        key = (id(c), n)
+        if key not in self.heads:
+            head = render_head(self.fmt, n, c)
+            self.heads[key] = head, self.counter.count(head)
+        return self.heads[key]
+
+    def whole(self, c: Candidate, n: int) -> tuple[str, int]:
+        """c as entry n, whole, and its tokens (from the stored count when there is one)."""
+        text = defused_text(c.chunk)
+        head, head_tokens = self.head(c, n)
+        full = f"{head}{text}\n{self.fmt.tail}"
+        stored = c.chunk.prepared
+        if stored is None or not self.prep.usable(stored) or not text[:1] or text[0].isspace():
+            return full, self.counter.count(full)
+        # the text starts after a line break and ends before one: its count adds up (prepared.py)
+        return full, head_tokens + stored.whole + self.tail
+
+    def fit(
+        self, c: Candidate, n: int, render: Callable[..., str], room: int
+    ) -> tuple[Fate, str, str, int] | None:
+        """c as entry n, fitted into room tokens (see _fit)."""
+        fixed = self.head(c, n)[1] + self.tail
+        return _fit(
+            c, self.prepared(c), self.question, self.params, render, fixed, self.counter, self.scorer, room
+        )
+
     def grow_back(self) -> None:
         """Room nothing ranked after a capped extract used goes back to the capped extracts, best first."""
         for i, pos, render in self.capped:
@@ -243,12 +291,10 @@ class _Walk:
             if left <= 0:
                 break
             c = self.candidates[i]
-            full = render(defused_text(c.chunk), defused=True)
-            cost = self.counter.count(full)
+            full, cost = self.whole(c, pos + 1)
             grown: tuple[Fate, str, str, int] | None = (Fate.KEPT, c.chunk.text, full, cost)
             if cost > old.injected_tokens + left:
-                room = old.injected_tokens + left
-                grown = _fit(c, self.question, self.params, render, self.counter, self.scorer, room)
+                grown = self.fit(c, pos + 1, render, old.injected_tokens + left)
             if grown is None or grown[3] <= old.injected_tokens:
                 continue
             fate, text, full, cost = grown
@@ -257,10 +303,11 @@ class _Walk:
             self.fates[i] = dataclasses.replace(old, fate=fate, injected_text=text, injected_tokens=cost)
 
     def enforce_bound(self) -> tuple[str, int]:
-        """The block and its exact count: BPE merges across entry boundaries could shift the
-        count by a token, so the last entries go until the bound holds."""
-        knowledge = self.fmt.block(self.entries)
-        total = self.counter.count(knowledge)
+        """The block and its exact count: the entries' own counts, the block header, and each
+        joint between two entries (a separator, with what cl100k merges across it); the last
+        entries go until the bound holds (a separator that merges into more tokens could break
+        it, which no shipped one does)."""
+        total = self.total()
         while total > self.params.budget and self.entries:
             self.entries.pop()
             dropped = max(j for j, f in enumerate(self.fates) if f is not None and f.included)
@@ -269,6 +316,10 @@ class _Walk:
             self.fates[dropped] = dataclasses.replace(
                 old, fate=Fate.OVER_BUDGET, injected_text="", injected_tokens=0, duplicate_of=None
             )
-            knowledge = self.fmt.block(self.entries)
-            total = self.counter.count(knowledge)
-        return knowledge, total
+            total = self.total()
+        return self.fmt.block(self.entries), total
+
+    def total(self) -> int:
+        """The exact count of the block the included entries make."""
+        costs = [f.injected_tokens for f in self.fates if f is not None and f.included]
+        return self.header + sum(costs) + (len(costs) - 1) * self.joint if costs else 0

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.shield.quarantine import defused_text
 from core.text import WORD, split_sentences
 from core.types import Candidate
 
@@ -19,6 +20,12 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
+
+
+def sentences_of(c: Candidate) -> tuple[str, ...]:
+    """The sentences of the candidate's text as injected (stored at ingest when it could be)."""
+    p = c.chunk.prepared
+    return p.sentences if p is not None else split_sentences(defused_text(c.chunk))
 
 
 def _norm_sentence(s: str) -> str:
@@ -34,35 +41,48 @@ class _Kept:
 
 
 class Deduper:
-    """Remembers kept candidates and tells whether a new one duplicates one of them."""
+    """Remembers kept candidates and tells whether a new one duplicates one of them (each text's
+    words and sentences are read once, and only when a comparison needs them)."""
 
     def __init__(self, jaccard_min: float = 0.9, cosine_min: float = 0.95) -> None:
         self.jaccard_min = jaccard_min
         self.cosine_min = cosine_min
         self._kept: list[_Kept] = []
+        self._words: dict[str, frozenset[str]] = {}  # chunk id → its word set
+        self._by_source: dict[str, list[Candidate]] = {}  # source → kept candidates
         self._sentences: dict[str, set[str]] = {}  # source → normalised kept sentences
+
+    def _word_set(self, c: Candidate) -> frozenset[str]:
+        words = self._words.get(c.chunk.id)
+        if words is None:
+            words = self._words[c.chunk.id] = word_set(c.chunk.text)
+        return words
 
     def duplicate_of(self, c: Candidate) -> str | None:
         """The id of the kept chunk c duplicates, or None."""
-        words = word_set(c.chunk.text)
         vec = np.asarray(c.embedding, dtype=np.float32) if c.embedding is not None else None
         for k in self._kept:
             if vec is not None and k.vector is not None and float(vec @ k.vector) >= self.cosine_min:
                 return k.id
-            if jaccard(words, k.words) >= self.jaccard_min:
+            if jaccard(self._word_set(c), k.words) >= self.jaccard_min:
                 return k.id
-        seen = self._sentences.get(c.chunk.source)
-        if seen:
-            sents = {_norm_sentence(s) for s in split_sentences(c.chunk.text)} - {""}
+        same = self._by_source.get(c.chunk.source)
+        if same:
+            seen = self._sentences.get(c.chunk.source)
+            if seen is None:
+                seen = self._sentences[c.chunk.source] = {
+                    _norm_sentence(s) for k in same for s in sentences_of(k)
+                }
+            sents = {_norm_sentence(s) for s in sentences_of(c)} - {""}
             if sents and sents <= seen:
-                for k in self._kept:
-                    if k.source == c.chunk.source:
-                        return k.id
+                return same[0].chunk.id
         return None
 
     def keep(self, c: Candidate) -> None:
-        """Record c as kept (its words, vector and sentences)."""
+        """Record c as kept (its words and vector; its sentences when a later one needs them)."""
         vec = np.asarray(c.embedding, dtype=np.float32) if c.embedding is not None else None
-        self._kept.append(_Kept(c.chunk.id, c.chunk.source, word_set(c.chunk.text), vec))
-        bucket = self._sentences.setdefault(c.chunk.source, set())
-        bucket.update(_norm_sentence(s) for s in split_sentences(c.chunk.text))
+        self._kept.append(_Kept(c.chunk.id, c.chunk.source, self._word_set(c), vec))
+        self._by_source.setdefault(c.chunk.source, []).append(c)
+        bucket = self._sentences.get(c.chunk.source)
+        if bucket is not None:
+            bucket.update(_norm_sentence(s) for s in sentences_of(c))

@@ -71,6 +71,20 @@ class KnowledgeFormat:
         """One fenced entry; the text is defused so it cannot close the fence or pose as a role
         (defused: it already is, e.g. an extract of a defused chunk), and a quarantined passage
         (flags: why the shield flagged it) carries the warning line."""
+        head = self.head(n, source, category, score, page, section, flags)
+        return f"{head}{text if defused else defuse(text)}\n{self.tail}"
+
+    def head(
+        self,
+        n: int,
+        source: str,
+        category: str,
+        score: float,
+        page: int | None,
+        section: str = "",
+        flags: Sequence[str] = (),
+    ) -> str:
+        """An entry up to its text: the fence's opening and the fields, each on its line."""
         prefix = f"{n}. " if self.separator == "numbered" else ""
         under = f"Section: {_defused_line(section)}\n" if section else ""
         warning = f"{warning_line(flags)}\n" if flags else ""
@@ -81,9 +95,12 @@ class KnowledgeFormat:
             f"Category: {category or 'general'}\n"
             f"Relevance Score: {score:.2f}\n"
             f"{warning}"
-            f"{text if defused else defuse(text)}\n"
-            f"</doc-{self.nonce}>"
         )
+
+    @property
+    def tail(self) -> str:
+        """An entry's closing fence (on the line after its text)."""
+        return f"</doc-{self.nonce}>"
 
     def block(self, entries: list[str]) -> str:
         """The whole knowledge block, or "" when nothing survived."""

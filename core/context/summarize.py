@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from core.prepared import Prepared
 from core.scoring import SentenceScorer
 from core.text import is_structural, split_sentences
+from core.tokens import TokenCounter
 
 
 def ranked_extract(
@@ -23,58 +26,104 @@ def ranked_extract(
     sentences = list(split_sentences(text))
     if not sentences:
         return None
-    sims = scorer.relevance(sentences, question)
+    chosen = ranked_pick(
+        sentences, scorer.relevance(sentences, question), lambda idx: fits(join(sentences, idx))
+    )
+    return None if chosen is None else (join(sentences, chosen), len(chosen))
+
+
+def ranked_pick(
+    sentences: Sequence[str], sims: np.ndarray, fits: Callable[[list[int]], bool]
+) -> list[int] | None:
+    """The indices of the most relevant sentences (by sims) whose extract fits, or None."""
     runs = _numbered_runs(sentences)
     chosen: list[int] = []
     for i in np.argsort(-sims, kind="stable"):
         # a step brings its whole numbered list when that fits: a procedure is not cut to its
         # most "relevant" steps
         for trial in (sorted({*chosen, *runs.get(int(i), (int(i),))}), sorted({*chosen, int(i)})):
-            if fits(_join(sentences, trial)):
+            if fits(trial):
                 chosen = trial
                 break
-    if not chosen:
-        return None
-    return _join(sentences, chosen), len(chosen)
+    return chosen or None
 
 
 def truncate_sentences(text: str, fits: Callable[[str], bool]) -> tuple[str, int] | None:
-    """The longest run of leading sentences that fits, or None when the first does not (found by
-    bisection: a longer run never costs fewer tokens)."""
+    """The longest run of leading sentences that fits, or None when the first does not."""
     sentences = list(split_sentences(text))
+    used = leading_pick(sentences, lambda idx: fits(join(sentences, idx)))
+    return None if not used else (join(sentences, list(range(used))), used)
+
+
+def leading_pick(sentences: Sequence[str], fits: Callable[[list[int]], bool]) -> int:
+    """How many leading sentences fit (found by bisection: a longer run never costs fewer tokens)."""
     used, hi = 0, len(sentences)  # the run of `used` fits; one of hi + 1 would not
     while used < hi:
         mid = (used + hi + 1) // 2
-        if fits(_join(sentences, list(range(mid)))):
+        if fits(list(range(mid))):
             used = mid
         else:
             hi = mid - 1
-    if used == 0:
-        return None
-    return _join(sentences, list(range(used))), used
+    return used
 
 
-def _join(sentences: list[str], idx: list[int]) -> str:
-    """Sentences in order; a gap between non-adjacent ones is marked with an ellipsis. Structure
-    survives: list items, headings and table rows stay on their own lines, and a table row brings
-    its table's header row."""
-    headers = _table_headers(sentences)
+def layout(sentences: Sequence[str], idx: list[int]) -> list[tuple[int, str]]:
+    """An extract as (sentence index, what joins it to the one before) in order. A gap between
+    non-adjacent sentences is marked with an ellipsis. Structure survives: list items, headings
+    and table rows stay on their own lines, and a table row brings its table's header row."""
+    structural, headers = _shape(tuple(sentences))
     idx = sorted(set(idx) | {headers[i] for i in idx if i in headers})
-    parts: list[str] = []
+    out: list[tuple[int, str]] = []
     prev = None
     for i in idx:
+        joint = ""
         if prev is not None:
             gap = i != prev + 1
-            if is_structural(sentences[i]) or is_structural(sentences[prev]):
-                parts.append("\n…\n" if gap else "\n")
+            if structural[i] or structural[prev]:
+                joint = "\n…\n" if gap else "\n"
             else:
-                parts.append(" … " if gap else " ")
-        parts.append(sentences[i])
+                joint = " … " if gap else " "
+        out.append((i, joint))
         prev = i
-    return "".join(parts)
+    return out
 
 
-def _numbered_runs(sentences: list[str]) -> dict[int, tuple[int, ...]]:
+@functools.lru_cache(maxsize=256)  # the budget lays out one chunk's sentences many times
+def _shape(sentences: tuple[str, ...]) -> tuple[tuple[bool, ...], dict[int, int]]:
+    """Which sentences stand on a line of their own, and each table row's header row."""
+    return tuple(is_structural(s) for s in sentences), _table_headers(sentences)
+
+
+def join(sentences: Sequence[str], idx: list[int]) -> str:
+    """The extract of these sentences (see layout)."""
+    return "".join(joint + sentences[i] for i, joint in layout(sentences, idx))
+
+
+def extract_tokens(p: Prepared, idx: list[int], counter: TokenCounter) -> int:
+    """The tokens of join(p.sentences, idx) + "\n" (an entry's text before its closing line)
+    summed from the stored per-sentence counts: exact, as every part starts at a space after a
+    non-space character or at a non-space character after a line break (core/prepared.py)."""
+    planned = layout(p.sentences, idx)
+    total = 0
+    for n, (i, joint) in enumerate(planned):
+        after = planned[n + 1][1] if n + 1 < len(planned) else "\n"
+        total += p.cost(i, joint.startswith(" "), after.startswith("\n"))
+        if joint in _MARKS:
+            total += _mark_tokens(counter, _MARKS[joint])
+    return total
+
+
+# an elision's own part: " … " is cut into " …" and the next sentence's leading space, "\n…\n"
+# into the line break ending the sentence before and "…\n"
+_MARKS = {" … ": " …", "\n…\n": "…\n"}
+
+
+@functools.lru_cache(maxsize=16)
+def _mark_tokens(counter: TokenCounter, mark: str) -> int:
+    return counter.count(mark)
+
+
+def _numbered_runs(sentences: Sequence[str]) -> dict[int, tuple[int, ...]]:
     """For each numbered list item, the indices of the consecutive numbered items around it."""
     out: dict[int, tuple[int, ...]] = {}
     run: list[int] = []
@@ -91,7 +140,7 @@ def _numbered_runs(sentences: list[str]) -> dict[int, tuple[int, ...]]:
 _STEP = re.compile(r"^\d{1,3}[.)]\s")
 
 
-def _table_headers(sentences: list[str]) -> dict[int, int]:
+def _table_headers(sentences: Sequence[str]) -> dict[int, int]:
     """For each table row after the first of its table, the index of that table's header row."""
     out: dict[int, int] = {}
     header = None

@@ -78,6 +78,8 @@ class OnnxEmbedder:
                 )
 
         self._load_tokenizers(Tokenizer, path / "tokenizer.json", max_seq)
+        # what word_pieces depends on (core/prepared.py keys stored pieces by it)
+        self.pieces_id = path.name
         self._session = _session(
             ort,
             self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE),
@@ -157,7 +159,16 @@ class OnnxEmbedder:
 
     def static_embed(self, texts: Sequence[str]) -> np.ndarray:
         """Cheap normalised vectors: the mean of the model's input word-piece embeddings."""
-        rows = [e.ids for e in self._counter.encode_batch(list(texts), add_special_tokens=False)]
+        return self.static_rows(self.word_pieces(texts))
+
+    def word_pieces(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's word-piece ids, without the special tokens."""
+        if not texts:
+            return []
+        return [e.ids for e in self._counter.encode_batch(list(texts), add_special_tokens=False)]
+
+    def static_rows(self, rows: Sequence[Sequence[int]]) -> np.ndarray:
+        """static_embed of texts given as their word pieces."""
         return mean_rows(self._word_table(), rows, self.dim)
 
     def _word_table(self) -> np.ndarray:

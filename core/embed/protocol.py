@@ -14,12 +14,17 @@ class Embedder(Protocol):
     name: str
     dim: int
     max_tokens: int
+    pieces_id: str  # the word-piece vocabulary (stored pieces are keyed by it)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
 
     def static_embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def word_pieces(self, texts: Sequence[str]) -> list[list[int]]: ...
+
+    def static_rows(self, rows: Sequence[Sequence[int]]) -> np.ndarray: ...
 
 
 def mean_rows(table: np.ndarray, rows: Sequence[Sequence[int]], dim: int) -> np.ndarray:

@@ -6,6 +6,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -52,6 +53,8 @@ class SentenceTransformerEmbedder:
         # the model silently drops word-pieces beyond this; two are the [CLS]/[SEP] specials
         self.max_tokens = int(self._model.max_seq_length) - 2
         self._tokenizer = self._model.tokenizer
+        # what word_pieces depends on (core/prepared.py keys stored pieces by it)
+        self.pieces_id = Path(path).name
         self._lock = threading.Lock()
         self._table: np.ndarray | None = None
         self._tok_lock = threading.Lock()
@@ -89,12 +92,21 @@ class SentenceTransformerEmbedder:
 
         ~100x faster than a forward pass; on SQuAD sentence selection it ranks as well as the
         full model (measured), so the hot path uses it to rank sentences."""
+        return self.static_rows(self.word_pieces(texts))
+
+    def word_pieces(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's word-piece ids, without the special tokens."""
+        if not texts:
+            return []
+        with self._tok_lock:  # HF fast tokenizers are not safe to call from several threads
+            return list(self._tokenizer(list(texts), add_special_tokens=False, truncation=False)["input_ids"])
+
+    def static_rows(self, rows: Sequence[Sequence[int]]) -> np.ndarray:
+        """static_embed of texts given as their word pieces."""
         if self._table is None:
             weights = self._model[0].auto_model.embeddings.word_embeddings.weight
             self._table = weights.detach().cpu().numpy().astype(np.float32)
-        with self._tok_lock:  # HF fast tokenizers are not safe to call from several threads
-            ids = self._tokenizer(list(texts), add_special_tokens=False, truncation=False)["input_ids"]
-        return mean_rows(self._table, ids, self.dim)
+        return mean_rows(self._table, rows, self.dim)
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Word-piece counts without the special tokens, as the model would see them."""

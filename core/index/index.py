@@ -35,6 +35,8 @@ from core.index.manifest import FileRecord, Manifest
 from core.index.shared import SharedManifest, SharedRecord, winners
 from core.index.state import IndexState
 from core.index.vectors import StoredVector, VectorStore
+from core.prepared import Prepared, Preparer
+from core.shield.quarantine import defused_text
 from core.types import Chunk
 
 log = logging.getLogger(__name__)
@@ -138,6 +140,20 @@ class Index:
             after = ids[-1]
         return filled
 
+    def fill_prepared(self, prepare: Preparer, batch: int = 1000) -> int:
+        """Store what the budget needs of every chunk whose record copy has none made with this
+        preparer's key (rows from before it, a follower's or a fill's rows; core/prepared.py).
+        Returns how many were filled."""
+        filled, after = 0, ""
+        while ids := records.unprepared(self.db.read(), prepare.key, after, batch):
+            got = records.read(self.db.read(), ids)
+            done = {cid: prepare(defused_text(v.chunk)) for cid, v in got.items()}
+            with self.db.transaction() as conn:
+                records.write_prepared(conn, done)
+            filled += len(done)
+            after = ids[-1]
+        return filled
+
     def search_lexical(self, text: str, k: int) -> list[tuple[str, float]]:
         self._follow()
         return self.lexical.search(text, k)
@@ -189,8 +205,10 @@ class Index:
         embeddings: np.ndarray,
         documents: Sequence[str],
         metadatas: Sequence[Mapping[str, Any]],
+        prepared: Sequence[Prepared | None] | None = None,
     ) -> None:
-        """Step 1 of a file's write: its vectors (idempotent; server mode stamps them)."""
+        """Step 1 of a file's write: its vectors (idempotent; server mode stamps them); prepared:
+        what the budget needs of each chunk (core/prepared.py), kept beside its record copy."""
         if self.shared is not None:
             stamp = self.shared.now()
             metadatas = [{**m, "stamp": stamp} for m in metadatas]
@@ -199,7 +217,8 @@ class Index:
         # the records as stored, for the local copies the file's commit writes
         for n, cid in enumerate(ids):
             meta = dict(metadatas[n])
-            chunk = Chunk(id=cid, text=documents[n], source=str(meta.get("source", "")), metadata=meta)
+            prep = prepared[n] if prepared is not None else None
+            chunk = Chunk(cid, documents[n], str(meta.get("source", "")), meta, prep)
             self._pending[cid] = StoredVector(chunk, np.asarray(embeddings[n], dtype=np.float32))
 
     def _take_pending(self, chunks: Sequence[tuple[str, str]]) -> dict[str, StoredVector]:

@@ -138,7 +138,7 @@ def _context_host(path: Path, texts: dict[str, str]) -> str:
     if len(hosts) > 1:
         raise SettingsError(
             f"{where}: {{context}} is in both the '{hosts[0]}' and '{hosts[1]}' templates; the evidence "
-            "goes in one place (\"knowledge\": \"\" to place it in the system or user message)"
+            'goes in one place ("knowledge": "" to place it in the system or user message)'
         )
     return hosts[0]
 

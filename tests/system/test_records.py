@@ -3,12 +3,14 @@ documents, metadata and vectors, and gets exactly what Chroma would have returne
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from core import prepared
 from core.config import Settings
 from core.index import Index
 from core.index.vectors import StoredVector
@@ -85,3 +87,26 @@ def test_a_removed_document_takes_its_copies_with_it(store: Settings) -> None:
     remove_documents(index, store, [source])
     assert index.lexical.records(ids) == {}
     assert_records_match(index)
+
+
+def test_rows_without_a_prepared_copy_get_one_from_the_next_sync(store: Settings, tmp_path: Path) -> None:
+    """What the budget needs of a chunk (core/prepared.py) is stored at ingest; rows from before it,
+    or made with another key, get it from the next sync without re-embedding anything."""
+    index = index_for(store)
+    models = resources_for(store).models
+    ids = index.vectors.all_ids()
+    fresh = {v.chunk.id: v.chunk.prepared for v in index.get(ids)}
+    assert all(models.preparer.usable(p) for p in fresh.values())
+    stale = fresh[ids[0]]
+    assert stale is not None
+    with index.db.transaction() as conn:
+        conn.execute("UPDATE chunks SET prepared = NULL WHERE id != ?", (ids[0],))
+        conn.execute(
+            "UPDATE chunks SET prepared = ? WHERE id = ?",
+            (prepared.dumps(dataclasses.replace(stale, key="0|old")), ids[0]),
+        )
+    assert not any(models.preparer.usable(v.chunk.prepared) for v in index.get(ids))
+    report = ingest_paths(store, [tmp_path / "docs"], resources=resources_for(store))
+    assert report.embedded == 0
+    assert {v.chunk.id: v.chunk.prepared for v in index.get(ids)} == fresh
+    assert index.fill_prepared(models.preparer) == 0  # nothing left to do

@@ -3,12 +3,15 @@ it, and the budget's token count of the block is exact and within budget, chunks
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from core.config import SEPARATORS
 from core.context.budget import BudgetParams, build_context
 from core.context.knowledge import HEADER, KnowledgeFormat
 from core.context.pack import pack_context
+from core.prepared import Preparer
 from core.scoring import SentenceScorer
 from core.types import Candidate, Chunk
 
@@ -39,7 +42,10 @@ def test_the_settings_offer_every_separator() -> None:
 @pytest.mark.parametrize("separator", sorted(JOINERS))
 @pytest.mark.parametrize("budget", [130, 260, 2000])
 def test_whole_chunks_are_joined_by_the_separator_and_counted_exactly(
-    resources, scorer, separator: str, budget: int  # noqa: ANN001
+    resources,
+    scorer,
+    separator: str,
+    budget: int,  # noqa: ANN001
 ) -> None:
     fmt = KnowledgeFormat("n0nce", separator)
     ctx = build_context(CANDS, QUESTION, BudgetParams(budget=budget), fmt, resources.counter, scorer)
@@ -58,10 +64,34 @@ def test_whole_chunks_are_joined_by_the_separator_and_counted_exactly(
 
 @pytest.mark.parametrize("separator", sorted(JOINERS))
 def test_packed_units_are_joined_by_the_separator_and_counted_exactly(
-    resources, scorer, separator: str  # noqa: ANN001
+    resources,
+    scorer,
+    separator: str,  # noqa: ANN001
 ) -> None:
     fmt = KnowledgeFormat("n0nce", separator)
     ctx = pack_context(CANDS, QUESTION, "factual", BudgetParams(budget=300), fmt, resources.counter, scorer)
     assert len(ctx.included) >= 2
     assert f"</doc-n0nce>{JOINERS[separator]}<doc-n0nce n=2>" in ctx.text
     assert ctx.tokens == resources.counter.count(ctx.text) <= 300
+
+
+@pytest.mark.parametrize("separator", sorted(JOINERS))
+@pytest.mark.parametrize("budget", [130, 260, 2000])
+def test_chunks_prepared_at_ingest_give_the_same_block_and_exact_count(
+    resources,
+    scorer,
+    separator: str,
+    budget: int,  # noqa: ANN001
+) -> None:
+    """With each chunk's Prepared stored (core/prepared.py) the walk sums counts instead of
+    counting: the block, the ledger and the count are what counting every trial gives."""
+    prepare = Preparer.of(resources.counter, resources.embedder)
+    ready = [
+        dataclasses.replace(c, chunk=dataclasses.replace(c.chunk, prepared=prepare(c.chunk.text)))
+        for c in CANDS
+    ]
+    fmt = KnowledgeFormat("n0nce", separator)
+    counted = build_context(CANDS, QUESTION, BudgetParams(budget=budget), fmt, resources.counter, scorer)
+    summed = build_context(ready, QUESTION, BudgetParams(budget=budget), fmt, resources.counter, scorer)
+    assert summed.text == counted.text and summed.ledger == counted.ledger
+    assert summed.tokens == resources.counter.count(summed.text) <= budget

@@ -1,0 +1,107 @@
+"""What the budget needs of a chunk, computed once when the chunk is stored (issue 21).
+
+Per chunk, of its text as injected (defused): the sentences as `split_sentences` gives them; each
+sentence's cl100k count in the four ways an extract can join it (alone, after a space, before a
+line break, both); the whole text's count before the entry's closing line break; and each
+sentence's word pieces (the static vectors relevance ranks an overflowing chunk's sentences by).
+Ingest attaches it to the chunks it embeds and the record copy keeps it (core/index/records.py);
+a chunk read without one (a store indexed before it, a follower's copy) gets it computed here.
+
+The sums are exact: cl100k's pre-tokeniser never lets a piece run on across a space that follows
+a non-space character, nor past a line break that a non-space character follows, so an extract
+cut at those points counts as the sum of its parts (checked on real text by the unit tests).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.embed.protocol import Embedder
+from core.text import split_sentences
+from core.tokens import TiktokenCounter
+
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Prepared:
+    key: str  # what it was computed with (VERSION, the token encoding, the word-piece vocabulary)
+    sentences: tuple[str, ...]
+    # per sentence: count(s), count(" " + s), count(s + "\n"), count(" " + s + "\n")
+    counts: tuple[tuple[int, int, int, int], ...]
+    whole: int  # count(text + "\n")
+    pieces: tuple[tuple[int, ...], ...]  # per sentence: the embedder's word-piece ids
+
+    def cost(self, i: int, spaced: bool, broken: bool) -> int:
+        """Sentence i's tokens after a space (spaced) and before a line break (broken)."""
+        return self.counts[i][spaced + 2 * broken]
+
+
+class Preparer:
+    """Computes Prepared for texts with one token counter and one embedder's word pieces (the
+    embedder is asked for only when a text is prepared: a sync with nothing to prepare never
+    loads it)."""
+
+    def __init__(self, counter: TiktokenCounter, pieces_id: str, embedder: Callable[[], Embedder]) -> None:
+        self.counter = counter
+        self._embedder = embedder
+        self.key = f"{VERSION}|{counter.name}|{pieces_id}"
+
+    @classmethod
+    def of(cls, counter: TiktokenCounter, embedder: Embedder) -> Preparer:
+        return cls(counter, embedder.pieces_id, lambda: embedder)
+
+    def __call__(self, text: str) -> Prepared:
+        sentences = tuple(split_sentences(text))
+        forms = [v for s in sentences for v in (s, " " + s, s + "\n", " " + s + "\n")]
+        n = self.counter.count_many([*forms, text + "\n"])
+        counts = tuple(tuple(n[i : i + 4]) for i in range(0, len(forms), 4))
+        pieces = tuple(tuple(p) for p in self._embedder().word_pieces(sentences))
+        return Prepared(self.key, sentences, counts, n[-1], pieces)  # type: ignore[arg-type]
+
+    def usable(self, p: Prepared | None) -> bool:
+        return p is not None and p.key == self.key
+
+
+def dumps(p: Prepared) -> str:
+    """A compact JSON text (the word pieces as little-endian uint32, base64)."""
+    flat = np.fromiter((t for row in p.pieces for t in row), dtype="<u4")
+    return json.dumps(
+        {
+            "k": p.key,
+            "s": p.sentences,
+            "c": p.counts,
+            "w": p.whole,
+            "n": [len(row) for row in p.pieces],
+            "p": base64.b64encode(flat.tobytes()).decode("ascii"),
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def loads(text: str | None) -> Prepared | None:
+    """The Prepared a dumps() text holds, or None (no text, or not one)."""
+    if not text:
+        return None
+    try:
+        d = json.loads(text)
+        flat = np.frombuffer(base64.b64decode(d["p"]), dtype="<u4").tolist()
+        pieces, at = [], 0
+        for n in d["n"]:
+            pieces.append(tuple(flat[at : at + n]))
+            at += n
+        return Prepared(
+            str(d["k"]),
+            tuple(d["s"]),
+            tuple(tuple(c) for c in d["c"]),
+            int(d["w"]),
+            tuple(pieces),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
