@@ -6,7 +6,7 @@ before the call, and the whole prompt stays within the model window minus the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from core.tokens import TiktokenCounter
@@ -49,8 +49,10 @@ class Prompt:
         return [m.as_dict() for m in self.messages]
 
 
-def message_tokens(counter: TiktokenCounter, content: str) -> int:
-    return counter.count(content) + MESSAGE_OVERHEAD
+def message_tokens(counter: TiktokenCounter, content: str, known: Mapping[str, int] | None = None) -> int:
+    """A message's tokens (known: texts already counted, with their counts)."""
+    counted = known.get(content) if known else None
+    return (counter.count(content) if counted is None else counted) + MESSAGE_OVERHEAD
 
 
 def assemble(
@@ -61,8 +63,10 @@ def assemble(
     memory: str,
     history: Sequence[tuple[str, str]],
     user: str,
+    known: Mapping[str, int] | None = None,
 ) -> Prompt:
-    """Messages in injection order; empty sections are omitted (and cost 0)."""
+    """Messages in injection order; empty sections are omitted (and cost 0). known: texts the
+    caller has counted already (the fixed sections, the knowledge block), with their counts."""
     messages: list[Message] = [Message("system", system, "system")]
     if procedure:
         messages.append(Message("system", procedure, "procedure"))
@@ -75,5 +79,5 @@ def assemble(
     messages.append(Message("user", user, "user"))
     sections = dict.fromkeys(SECTIONS, 0)
     for m in messages:
-        sections[m.section] += message_tokens(counter, m.content)
+        sections[m.section] += message_tokens(counter, m.content, known)
     return Prompt(tuple(messages), sections)

@@ -40,6 +40,7 @@ class _Fixed:
     user: str
     tokens: int
     refusal: str  # what {refusal} stands for: the refusal sentence, or the related-sources sentence
+    counted: dict[str, int]  # each fixed text's own count (assembling does not count them again)
 
 
 class PromptBuilder:
@@ -80,7 +81,7 @@ class PromptBuilder:
         context = fit_evidence(
             candidates, question, query, s, budget, counter, self.models.scorer, baseline, query_type
         )
-        prompt = self._assemble(question, fixed, context.text, memory, history_msgs)
+        prompt = self._assemble(question, fixed, context, memory, history_msgs)
         overlap = evidence_overlap(query, (e.injected_text for e in context.included))
         return BuiltPrompt(context, prompt, snippets, history_msgs, None if baseline else budget, overlap)
 
@@ -95,23 +96,26 @@ class PromptBuilder:
         self,
         question: str,
         fixed: _Fixed,
-        context: str,
+        block: Context,
         memory: str,
         history_msgs: list[tuple[str, str]],
     ) -> Prompt:
         """The messages with the block where the templates place it; its tokens are counted in
         the knowledge section wherever it rides (the host message's own text stays in its section)."""
         t, counter, host = self.templates, self.models.counter, self.templates.context_in
+        context = block.text
         knowledge = t.knowledge_message(context, question, fixed.refusal) if context else ""
         system, user = fixed.system, fixed.user
         if context and host == "system":
             system = t.system_prompt(fixed.refusal, question, context, related=self._related)
         if context and host == "user":
             user = t.user_message(question, context, fixed.refusal)
-        prompt = assemble(counter, system, fixed.procedure, knowledge, memory, history_msgs, user)
+        # what is counted already: the fixed texts, and the block (the whole knowledge message by default)
+        known = {**fixed.counted, context: block.tokens} if context else fixed.counted
+        prompt = assemble(counter, system, fixed.procedure, knowledge, memory, history_msgs, user, known)
         if context and host != "knowledge":
             bare = fixed.system if host == "system" else fixed.user
-            prompt = prompt.carrying(host, prompt.sections[host] - message_tokens(counter, bare))
+            prompt = prompt.carrying(host, prompt.sections[host] - message_tokens(counter, bare, known))
         return prompt
 
     @property
@@ -128,10 +132,11 @@ class PromptBuilder:
             t.procedure(query_type),
             t.user_message(question, refusal=refusal),
         )
+        counted = {text: counter.count(text) for text in (system, procedure, user) if text}
         tokens = (
-            message_tokens(counter, system)
-            + (message_tokens(counter, procedure) if procedure else 0)
-            + message_tokens(counter, user)
+            message_tokens(counter, system, counted)
+            + (message_tokens(counter, procedure, counted) if procedure else 0)
+            + message_tokens(counter, user, counted)
             + REPLY_PRIMING
         )
         if tokens > self.settings.prompt_limit:
@@ -139,4 +144,4 @@ class PromptBuilder:
                 f"The question is too long: the prompt needs {tokens} tokens, the model window "
                 f"leaves {self.settings.prompt_limit}."
             )
-        return _Fixed(system, procedure, user, tokens, refusal)
+        return _Fixed(system, procedure, user, tokens, refusal, counted)
