@@ -94,10 +94,19 @@ def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str, defused:
 
 def render_head(fmt: KnowledgeFormat, n: int, c: Candidate) -> str:
     """Entry n's lines before its text (render_entry = head + text + "\n" + fmt.tail)."""
+    return "".join(head_lines(fmt, n, c))
+
+
+def head_lines(fmt: KnowledgeFormat, n: int, c: Candidate) -> tuple[str, ...]:
     meta = c.chunk.metadata
     page = int(meta["page"]) if "page" in meta else None
     section = str(meta.get("heading_path", ""))
-    return fmt.head(n, c.chunk.source, c.chunk.category, c.score, page, section, chunk_flags(c.chunk))
+    return fmt.head_lines(n, c.chunk.source, c.chunk.category, c.score, page, section, chunk_flags(c.chunk))
+
+
+@functools.lru_cache(maxsize=4096)  # a source's, a section's, a score's line recur across questions
+def _line_tokens(counter: TiktokenCounter, line: str) -> int:
+    return counter.count(line)
 
 
 def ledger_entry(
@@ -258,8 +267,10 @@ class _Walk:
         """c's head as entry n and its tokens (counted once)."""
         key = (id(c), n)
         if key not in self.heads:
-            head = render_head(self.fmt, n, c)
-            self.heads[key] = head, self.counter.count(head)
+            # each line ends with a line break and the next starts with a non-space character,
+            # so the head's count is the sum of its lines' (core/prepared.py)
+            lines = head_lines(self.fmt, n, c)
+            self.heads[key] = "".join(lines), sum(_line_tokens(self.counter, line) for line in lines)
         return self.heads[key]
 
     def whole(self, c: Candidate, n: int) -> tuple[str, int]:

@@ -85,16 +85,27 @@ class KnowledgeFormat:
         flags: Sequence[str] = (),
     ) -> str:
         """An entry up to its text: the fence's opening and the fields, each on its line."""
+        return "".join(self.head_lines(n, source, category, score, page, section, flags))
+
+    def head_lines(
+        self,
+        n: int,
+        source: str,
+        category: str,
+        score: float,
+        page: int | None,
+        section: str = "",
+        flags: Sequence[str] = (),
+    ) -> tuple[str, ...]:
+        """The head's lines, each ending with its line break."""
         prefix = f"{n}. " if self.separator == "numbered" else ""
-        under = f"Section: {_defused_line(section)}\n" if section else ""
-        warning = f"{warning_line(flags)}\n" if flags else ""
         return (
-            f"<doc-{self.nonce} n={n}>\n"
-            f"{prefix}Source: {citation_label(source, page)}\n"
-            f"{under}"
-            f"Category: {category or 'general'}\n"
-            f"Relevance Score: {score:.2f}\n"
-            f"{warning}"
+            f"<doc-{self.nonce} n={n}>\n",
+            f"{prefix}Source: {citation_label(source, page)}\n",
+            *((f"Section: {_defused_line(section)}\n",) if section else ()),
+            f"Category: {category or 'general'}\n",
+            f"Relevance Score: {score:.2f}\n",
+            *((f"{warning_line(flags)}\n",) if flags else ()),
         )
 
     @property

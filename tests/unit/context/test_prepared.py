@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from core.context.budget import render_entry, render_head
+from core.context.budget import head_lines, render_entry, render_head
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import extract_tokens, join
 from core.index import Index
@@ -55,6 +55,7 @@ def test_stored_prepared_is_exact_and_matches_a_fresh_one(sample_store, resource
     assert len(stored) == len(ids) > 20
     prepare = Preparer.of(resources.counter, resources.embedder)
     fmt = KnowledgeFormat("a1b2c3")
+    numbered = KnowledgeFormat("9f8e7d", "numbered")
     rng = random.Random(5)
     counter = resources.counter
     for v in stored:
@@ -65,9 +66,10 @@ def test_stored_prepared_is_exact_and_matches_a_fresh_one(sample_store, resource
         _check_sums(p, text, counter, rng)
         c = Candidate(v.chunk, 0.5)
         full = render_entry(fmt, 3, c, text, defused=True)
-        assert counter.count(full) == counter.count(render_head(fmt, 3, c)) + p.whole + counter.count(
-            fmt.tail
-        )
+        head = counter.count(render_head(fmt, 3, c))
+        assert counter.count(full) == head + p.whole + counter.count(fmt.tail)
+        for f in (fmt, numbered):  # a head counts as the sum of its lines
+            assert counter.count(render_head(f, 3, c)) == sum(counter.count(x) for x in head_lines(f, 3, c))
 
 
 def test_dumps_loads_round_trip_and_bad_text(resources) -> None:  # noqa: ANN001
