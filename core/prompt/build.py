@@ -3,6 +3,7 @@ fitted into what the model window leaves, assembled in the fixed injection order
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -50,6 +51,8 @@ class PromptBuilder:
         self.settings = settings
         self.models = models
         self.templates = templates
+        # the system prompt and the procedures are the same texts for every question: counted once
+        self._count_fixed = functools.lru_cache(maxsize=64)(models.counter.count)
 
     def build(
         self,
@@ -132,7 +135,8 @@ class PromptBuilder:
             t.procedure(query_type),
             t.user_message(question, refusal=refusal),
         )
-        counted = {text: counter.count(text) for text in (system, procedure, user) if text}
+        counted = {text: self._count_fixed(text) for text in (system, procedure) if text}
+        counted[user] = counter.count(user)
         tokens = (
             message_tokens(counter, system, counted)
             + (message_tokens(counter, procedure, counted) if procedure else 0)
