@@ -71,21 +71,8 @@ class KnowledgeFormat:
         """One fenced entry; the text is defused so it cannot close the fence or pose as a role
         (defused: it already is, e.g. an extract of a defused chunk), and a quarantined passage
         (flags: why the shield flagged it) carries the warning line."""
-        head = self.head(n, source, category, score, page, section, flags)
+        head = "".join(self.head_lines(n, source, category, score, page, section, flags))
         return f"{head}{text if defused else defuse(text)}\n{self.tail}"
-
-    def head(
-        self,
-        n: int,
-        source: str,
-        category: str,
-        score: float,
-        page: int | None,
-        section: str = "",
-        flags: Sequence[str] = (),
-    ) -> str:
-        """An entry up to its text: the fence's opening and the fields, each on its line."""
-        return "".join(self.head_lines(n, source, category, score, page, section, flags))
 
     def head_lines(
         self,
@@ -97,7 +84,8 @@ class KnowledgeFormat:
         section: str = "",
         flags: Sequence[str] = (),
     ) -> tuple[str, ...]:
-        """The head's lines, each ending with its line break."""
+        """An entry up to its text, as lines each ending with its line break: the fence's opening
+        and the fields."""
         prefix = f"{n}. " if self.separator == "numbered" else ""
         return (
             f"<doc-{self.nonce} n={n}>\n",

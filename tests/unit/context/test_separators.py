@@ -54,6 +54,15 @@ def test_whole_chunks_are_joined_by_the_separator_and_counted_exactly(
     assert entries, "at least one entry fits"
     assert ctx.text == HEADER + "\n" + JOINERS[separator].join(entries)
     assert ctx.tokens == resources.counter.count(ctx.text) <= budget
+    # with each chunk's Prepared stored (core/prepared.py) the walk sums counts instead of counting:
+    # the same block, ledger and count
+    prepare = Preparer.of(resources.counter, resources.embedder)
+    ready = [
+        dataclasses.replace(c, chunk=dataclasses.replace(c.chunk, prepared=prepare(c.chunk.text)))
+        for c in CANDS
+    ]
+    summed = build_context(ready, QUESTION, BudgetParams(budget=budget), fmt, resources.counter, scorer)
+    assert (summed.text, summed.ledger, summed.tokens) == (ctx.text, ctx.ledger, ctx.tokens)
     if separator == "numbered":
         assert all(f"{n}. Source: doc" in e for n, e in enumerate(entries, 1))
     else:
@@ -73,25 +82,3 @@ def test_packed_units_are_joined_by_the_separator_and_counted_exactly(
     assert len(ctx.included) >= 2
     assert f"</doc-n0nce>{JOINERS[separator]}<doc-n0nce n=2>" in ctx.text
     assert ctx.tokens == resources.counter.count(ctx.text) <= 300
-
-
-@pytest.mark.parametrize("separator", sorted(JOINERS))
-@pytest.mark.parametrize("budget", [130, 260, 2000])
-def test_chunks_prepared_at_ingest_give_the_same_block_and_exact_count(
-    resources,
-    scorer,
-    separator: str,
-    budget: int,  # noqa: ANN001
-) -> None:
-    """With each chunk's Prepared stored (core/prepared.py) the walk sums counts instead of
-    counting: the block, the ledger and the count are what counting every trial gives."""
-    prepare = Preparer.of(resources.counter, resources.embedder)
-    ready = [
-        dataclasses.replace(c, chunk=dataclasses.replace(c.chunk, prepared=prepare(c.chunk.text)))
-        for c in CANDS
-    ]
-    fmt = KnowledgeFormat("n0nce", separator)
-    counted = build_context(CANDS, QUESTION, BudgetParams(budget=budget), fmt, resources.counter, scorer)
-    summed = build_context(ready, QUESTION, BudgetParams(budget=budget), fmt, resources.counter, scorer)
-    assert summed.text == counted.text and summed.ledger == counted.ledger
-    assert summed.tokens == resources.counter.count(summed.text) <= budget
