@@ -1,4 +1,4 @@
-"""What the budget needs of a chunk, computed once when the chunk is stored (issue 21).
+r"""What the budget needs of a chunk, computed once when the chunk is stored (issue 21).
 
 Per chunk, of its text as injected (defused): the sentences as `split_sentences` gives them; each
 sentence's cl100k count in the four ways an extract can join it (alone, after a space, before a
@@ -7,9 +7,11 @@ sentence's word pieces (the static vectors relevance ranks an overflowing chunk'
 Ingest attaches it to the chunks it embeds and the record copy keeps it (core/index/records.py);
 a chunk read without one (a store indexed before it, a follower's copy) gets it computed here.
 
-The sums are exact: cl100k's pre-tokeniser never lets a piece run on across a space that follows
+The sums are exact for cl100k: its pre-tokeniser (checked against the pattern tiktoken ships,
+`\s++$` and the possessive forms included) never lets a piece run on across a space that follows
 a non-space character, nor past a line break that a non-space character follows, so an extract
-cut at those points counts as the sum of its parts (checked on real text by the unit tests).
+cut at those points counts as the sum of its parts (checked on real text by the unit tests). With
+another encoding the budget counts the block itself (core/context/budget.py).
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.embed.protocol import Embedder
+from core.shield.defuse import DEFUSE_VERSION
 from core.text import split_sentences
 from core.tokens import TiktokenCounter
 
 VERSION = 1
+# what the stored text-derived parts depend on: this module and the defusing of the text
+TEXT_VERSION = f"{VERSION}.{DEFUSE_VERSION}"
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ class Preparer:
     def __init__(self, counter: TiktokenCounter, pieces_id: str, embedder: Callable[[], Embedder]) -> None:
         self.counter = counter
         self._embedder = embedder
-        self.key = f"{VERSION}|{counter.name}|{pieces_id}"
+        self.key = f"{TEXT_VERSION}|{counter.name}|{pieces_id}"
 
     @classmethod
     def of(cls, counter: TiktokenCounter, embedder: Embedder) -> Preparer:
@@ -66,6 +71,11 @@ class Preparer:
 
     def usable(self, p: Prepared | None) -> bool:
         return p is not None and p.key == self.key
+
+
+def text_current(p: Prepared | None) -> bool:
+    """p's sentences are those of the text as injected today (same version, same defusing)."""
+    return p is not None and p.key.split("|", 1)[0] == TEXT_VERSION
 
 
 def dumps(p: Prepared) -> str:

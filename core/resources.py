@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from core.config import Settings
 from core.embed import Embedder, make_embedder
+from core.embed.protocol import pieces_id
 from core.embed.query import QueryEncoder, make_query_encoder
 from core.embed.sbert import bundled_model_path
 from core.index import Index
@@ -68,8 +68,7 @@ class Models:
         loading the embedder, which it asks for only when it prepares a text."""
         if self._embedder is not None:
             return Preparer.of(self.counter, self._embedder)
-        pieces_id = Path(self._spec[0] or bundled_model_path()).name
-        return Preparer(self.counter, pieces_id, lambda: self.embedder)
+        return Preparer(self.counter, pieces_id(self._spec[0] or bundled_model_path()), lambda: self.embedder)
 
     @property
     def scorer(self) -> SentenceScorer:

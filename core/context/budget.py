@@ -7,8 +7,9 @@ a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down t
 room is left, so a long first overflow cannot crowd out every later candidate; room the rest of
 the walk leaves unused is then given back to the capped extracts in rank order (tail_cap None: the
 first overflow takes all the room left and the rest are over budget). Token counts include the
-block header and separators, and the final text is counted once more, so the budget is never
-exceeded.
+block header and separators. With cl100k they are exact sums of counts stored at ingest
+(core/prepared.py); with another encoding the final block is counted, and the last entries go
+until it fits, so the budget is never exceeded.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def head_lines(fmt: KnowledgeFormat, n: int, c: Candidate) -> tuple[str, ...]:
     return fmt.head_lines(n, c.chunk.source, c.chunk.category, c.score, page, section, chunk_flags(c.chunk))
 
 
-@functools.lru_cache(maxsize=4096)  # a source's, a section's, a score's line recur across questions
+@functools.lru_cache(maxsize=4096)  # source, section, category and score lines recur across questions
 def _line_tokens(counter: TiktokenCounter, line: str) -> int:
     return counter.count(line)
 
@@ -331,6 +332,9 @@ class _Walk:
         return self.fmt.block(self.entries), total
 
     def total(self) -> int:
-        """The exact count of the block the included entries make."""
+        """The exact count of the block the included entries make (summed for cl100k, whose
+        pre-tokeniser the sums are proven for; counted for any other encoding)."""
+        if not self.counter.name.startswith("cl100k"):
+            return self.counter.count(self.fmt.block(self.entries))
         costs = [f.injected_tokens for f in self.fates if f is not None and f.included]
         return self.header + sum(costs) + (len(costs) - 1) * self.joint if costs else 0

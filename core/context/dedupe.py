@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.prepared import text_current
 from core.shield.quarantine import defused_text
 from core.text import WORD, split_sentences
 from core.types import Candidate
@@ -25,7 +26,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def sentences_of(c: Candidate) -> tuple[str, ...]:
     """The sentences of the candidate's text as injected (stored at ingest when it could be)."""
     p = c.chunk.prepared
-    return p.sentences if p is not None else split_sentences(defused_text(c.chunk))
+    return p.sentences if p is not None and text_current(p) else split_sentences(defused_text(c.chunk))
 
 
 def _norm_sentence(s: str) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from core.config import PROJECT_ROOT
-from core.embed.protocol import mean_rows
+from core.embed.protocol import mean_rows, pieces_id
 from core.errors import SettingsError
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class OnnxEmbedder:
 
         self._load_tokenizers(Tokenizer, path / "tokenizer.json", max_seq)
         # what word_pieces depends on (core/prepared.py keys stored pieces by it)
-        self.pieces_id = path.name
+        self.pieces_id = pieces_id(path)
         self._session = _session(
             ort,
             self._ensure_export(Path(cache_dir) if cache_dir else DEFAULT_CACHE),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -25,6 +27,17 @@ class Embedder(Protocol):
     def word_pieces(self, texts: Sequence[str]) -> list[list[int]]: ...
 
     def static_rows(self, rows: Sequence[Sequence[int]]) -> np.ndarray: ...
+
+
+def pieces_id(model_dir: str | Path) -> str:
+    """What a model's word pieces depend on: a hash of its tokenizer file (stored pieces are keyed
+    by it, so another model's vocabulary is never read against this model's table)."""
+    folder = Path(model_dir)
+    for name in ("tokenizer.json", "vocab.txt"):
+        f = folder / name
+        if f.is_file():
+            return f"{name}:{hashlib.sha256(f.read_bytes()).hexdigest()[:16]}"
+    return f"path:{folder.resolve()}"
 
 
 def mean_rows(table: np.ndarray, rows: Sequence[Sequence[int]], dim: int) -> np.ndarray:

@@ -6,11 +6,10 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
-from core.embed.protocol import mean_rows
+from core.embed.protocol import mean_rows, pieces_id
 from core.errors import SettingsError
 
 log = logging.getLogger(__name__)
@@ -54,7 +53,7 @@ class SentenceTransformerEmbedder:
         self.max_tokens = int(self._model.max_seq_length) - 2
         self._tokenizer = self._model.tokenizer
         # what word_pieces depends on (core/prepared.py keys stored pieces by it)
-        self.pieces_id = Path(path).name
+        self.pieces_id = pieces_id(path)
         self._lock = threading.Lock()
         self._table: np.ndarray | None = None
         self._tok_lock = threading.Lock()

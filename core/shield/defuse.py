@@ -12,6 +12,8 @@ from core.shield.detect import PATTERNS
 from core.shield.normalize import invisible, reading
 from core.shield.vocab import ROLES
 
+DEFUSE_VERSION = 1  # bump when this module changes what it breaks (stored defused texts are redone)
+
 _FIELDS = re.compile(
     rf"^[#>*\- \t]{{0,12}}(?:source|section|category|relevance score|{ROLES}|human)\**[ \t]*:"
     r"|\[\s{0,5}retrieved\s{1,5}knowledge\s{0,5}\]",

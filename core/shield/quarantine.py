@@ -5,7 +5,7 @@ between them, so a page that carries one is untrusted as a whole."""
 
 from __future__ import annotations
 
-from core.shield.defuse import defuse
+from core.shield.defuse import DEFUSE_VERSION, defuse
 from core.shield.detect import inspect
 from core.types import Chunk
 
@@ -21,7 +21,6 @@ def page_flags(text: str) -> str:
 
 
 INERT_KEY = "shield_inert"  # … DEFUSE_VERSION when defusing leaves the chunk's text as it is (else 0)
-DEFUSE_VERSION = 1  # bump when defuse.py changes what it breaks
 
 
 def ingest_metadata(page: str, chunk_text: str) -> dict[str, str | int]:

@@ -10,7 +10,7 @@ from core.context.budget import head_lines, render_entry, render_head
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import extract_tokens, join
 from core.index import Index
-from core.prepared import Prepared, Preparer, dumps, loads
+from core.prepared import Prepared, Preparer, dumps, loads, text_current
 from core.shield.quarantine import defused_text
 from core.types import Candidate, Chunk
 
@@ -86,4 +86,6 @@ def test_a_key_from_another_encoding_or_vocabulary_is_not_used(resources) -> Non
     assert prepare.usable(p)
     other = Prepared("0|other|x", p.sentences, p.counts, p.whole, p.pieces)
     assert not prepare.usable(other) and not prepare.usable(None)
+    # sentences defused by older rules are not used either (the key carries the defuse version)
+    assert text_current(p) and not text_current(other) and not text_current(None)
     assert Chunk("x", "One. Two.", "s.txt", prepared=p) == Chunk("x", "One. Two.", "s.txt")
