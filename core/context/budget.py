@@ -93,12 +93,8 @@ def render_entry(fmt: KnowledgeFormat, n: int, c: Candidate, text: str, defused:
     )
 
 
-def render_head(fmt: KnowledgeFormat, n: int, c: Candidate) -> str:
-    """Entry n's lines before its text (render_entry = head + text + "\n" + fmt.tail)."""
-    return "".join(head_lines(fmt, n, c))
-
-
 def head_lines(fmt: KnowledgeFormat, n: int, c: Candidate) -> tuple[str, ...]:
+    """Entry n's lines before its text (render_entry = their join + text + "\n" + fmt.tail)."""
     meta = c.chunk.metadata
     page = int(meta["page"]) if "page" in meta else None
     section = str(meta.get("heading_path", ""))

@@ -9,27 +9,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from core.prepared import Prepared
-from core.scoring import SentenceScorer
-from core.text import is_structural, split_sentences
+from core.text import is_structural
 from core.tokens import TokenCounter
-
-
-def ranked_extract(
-    text: str,
-    question: str,
-    scorer: SentenceScorer,
-    fits: Callable[[str], bool],
-) -> tuple[str, int] | None:
-    """The chunk's sentences most similar to the question, as many as fit, in original order.
-
-    Returns (extract, sentences used) or None when not even one sentence fits."""
-    sentences = list(split_sentences(text))
-    if not sentences:
-        return None
-    chosen = ranked_pick(
-        sentences, scorer.relevance(sentences, question), lambda idx: fits(join(sentences, idx))
-    )
-    return None if chosen is None else (join(sentences, chosen), len(chosen))
 
 
 def ranked_pick(
@@ -46,13 +27,6 @@ def ranked_pick(
                 chosen = trial
                 break
     return chosen or None
-
-
-def truncate_sentences(text: str, fits: Callable[[str], bool]) -> tuple[str, int] | None:
-    """The longest run of leading sentences that fits, or None when the first does not."""
-    sentences = list(split_sentences(text))
-    used = leading_pick(sentences, lambda idx: fits(join(sentences, idx)))
-    return None if not used else (join(sentences, list(range(used))), used)
 
 
 def leading_pick(sentences: Sequence[str], fits: Callable[[list[int]], bool]) -> int:

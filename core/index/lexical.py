@@ -23,7 +23,8 @@ from core.text import SEARCH_STOP_WORDS
 SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, fts_rowid INTEGER NOT NULL, source TEXT NOT NULL,
-                                   document TEXT, metadata TEXT, vector BLOB, prepared TEXT);
+                                   document TEXT, metadata TEXT, vector BLOB, prepared TEXT,
+                                   prepared_key TEXT);
 CREATE INDEX IF NOT EXISTS chunks_by_fts_rowid ON chunks(fts_rowid);
 CREATE TABLE IF NOT EXISTS lexical_generation (n INTEGER NOT NULL);
 INSERT INTO lexical_generation SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM lexical_generation);

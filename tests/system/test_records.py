@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import prepared
 from core.config import Settings
-from core.index import Index
+from core.index import Index, records
 from core.index.vectors import StoredVector
 from ingest.documents import remove_documents
 from ingest.sync import ingest_paths
@@ -100,13 +99,12 @@ def test_rows_without_a_prepared_copy_get_one_from_the_next_sync(store: Settings
     stale = fresh[ids[0]]
     assert stale is not None
     with index.db.transaction() as conn:
-        conn.execute("UPDATE chunks SET prepared = NULL WHERE id != ?", (ids[0],))
-        conn.execute(
-            "UPDATE chunks SET prepared = ? WHERE id = ?",
-            (prepared.dumps(dataclasses.replace(stale, key="0|old")), ids[0]),
-        )
+        conn.execute("UPDATE chunks SET prepared = NULL, prepared_key = NULL WHERE id != ?", (ids[0],))
+        records.write_prepared(conn, {ids[0]: dataclasses.replace(stale, key="0|old")})
     assert not any(models.preparer.usable(v.chunk.prepared) for v in index.get(ids))
+    assert records.any_unprepared(index.db.read(), models.preparer.key)
     report = ingest_paths(store, [tmp_path / "docs"], resources=resources_for(store))
     assert report.embedded == 0
     assert {v.chunk.id: v.chunk.prepared for v in index.get(ids)} == fresh
     assert index.fill_prepared(models.preparer) == 0  # nothing left to do
+    assert not records.any_unprepared(index.db.read(), models.preparer.key)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from core.context.budget import head_lines, render_entry, render_head
+from core.context.budget import head_lines, render_entry
 from core.context.knowledge import KnowledgeFormat
 from core.context.summarize import extract_tokens, join
 from core.index import Index
@@ -66,10 +66,11 @@ def test_stored_prepared_is_exact_and_matches_a_fresh_one(sample_store, resource
         _check_sums(p, text, counter, rng)
         c = Candidate(v.chunk, 0.5)
         full = render_entry(fmt, 3, c, text, defused=True)
-        head = counter.count(render_head(fmt, 3, c))
+        head = counter.count("".join(head_lines(fmt, 3, c)))
         assert counter.count(full) == head + p.whole + counter.count(fmt.tail)
         for f in (fmt, numbered):  # a head counts as the sum of its lines
-            assert counter.count(render_head(f, 3, c)) == sum(counter.count(x) for x in head_lines(f, 3, c))
+            lines = head_lines(f, 3, c)
+            assert counter.count("".join(lines)) == sum(counter.count(x) for x in lines)
 
 
 def test_dumps_loads_round_trip_and_bad_text(resources) -> None:  # noqa: ANN001

@@ -1,32 +1,36 @@
-"""Overflow handling: ranked extract keeps question-relevant sentences in order; truncation."""
+"""Overflow handling: a ranked extract keeps question-relevant sentences in order; truncation
+keeps the longest run of leading sentences that fits."""
 
 from __future__ import annotations
 
-from core.context.summarize import ranked_extract, truncate_sentences
+from core.context.summarize import join, leading_pick, ranked_pick
 from core.scoring import SentenceScorer
+from core.text import split_sentences
 
 
-def test_ranked_extract_prefers_question_sentences_in_original_order(resources) -> None:  # noqa: ANN001
+def test_ranked_pick_prefers_question_sentences_in_original_order(resources) -> None:  # noqa: ANN001
     scorer = SentenceScorer(resources.embedder)
-    text = (
+    sentences = split_sentences(
         "The office has a blue door. The ArmX3 has a payload of 12 kg. Lunch is served at noon. "
         "The ArmX3 reach is 1,300 millimetres. Parking is free on weekends."
     )
-    out = ranked_extract(text, "What are the payload and reach of the ArmX3?", scorer, lambda t: len(t) < 80)
-    assert out is not None
-    extract, n = out
+    sims = scorer.relevance(sentences, "What are the payload and reach of the ArmX3?")
+    chosen = ranked_pick(sentences, sims, lambda idx: len(join(sentences, idx)) < 80)
+    assert chosen is not None and len(chosen) == 2
+    extract = join(sentences, chosen)
     assert "12 kg" in extract and "1,300 millimetres" in extract
     assert extract.index("12 kg") < extract.index("1,300 millimetres")
-    assert "Lunch" not in extract and n == 2
+    assert "Lunch" not in extract
 
 
-def test_nothing_fits_returns_none(resources) -> None:  # noqa: ANN001
+def test_nothing_fits_returns_none_or_zero(resources) -> None:  # noqa: ANN001
     scorer = SentenceScorer(resources.embedder)
-    assert ranked_extract("One long sentence here.", "q?", scorer, lambda t: False) is None
-    assert truncate_sentences("One. Two.", lambda t: False) is None
+    one = ["One long sentence here."]
+    assert ranked_pick(one, scorer.relevance(one, "q?"), lambda idx: False) is None
+    assert leading_pick(["One.", "Two."], lambda idx: False) == 0
 
 
 def test_truncate_at_sentence_boundary() -> None:
-    text = "Alpha is first. Beta is second. Gamma is third."
-    out = truncate_sentences(text, lambda t: len(t) <= 32)
-    assert out == ("Alpha is first. Beta is second.", 2)
+    sentences = split_sentences("Alpha is first. Beta is second. Gamma is third.")
+    used = leading_pick(sentences, lambda idx: len(join(sentences, idx)) <= 32)
+    assert used == 2 and join(sentences, list(range(used))) == "Alpha is first. Beta is second."

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
+from core import prepared
 from core.index import lexical, manifest, records, state
 from core.index.db import LocalDB
 from core.index.lexical import LexicalIndex
@@ -24,3 +26,36 @@ def test_an_old_store_gets_the_columns_and_keeps_its_rows(tmp_path: Path) -> Non
     assert lex.ids() == {"a"} and lex.records(["a"]) == {}  # a row without a copy
     records.migrate(db.read())  # again: nothing to add, no error
     assert [row[1] for row in db.read().execute("PRAGMA table_info(chunks)")] == cols
+
+
+def test_rows_prepared_before_the_key_column_get_their_key_from_the_prepared_text(tmp_path: Path) -> None:
+    """A store whose rows hold a Prepared but no key column: opening it fills the column from each
+    row's Prepared, so the next sync does not prepare them again, and finds the stale one."""
+    path = tmp_path / "lex.sqlite3"
+    conn = sqlite3.connect(path)
+    old = OLD_CHUNKS.replace(
+        "source TEXT NOT NULL",
+        "source TEXT NOT NULL, document TEXT, metadata TEXT, vector BLOB, prepared TEXT",
+    )
+    p = prepared.Prepared("1|enc|pieces", ("One.",), ((2, 2, 2, 2),), 3, ((7,),))
+    conn.executescript(old)
+    conn.executemany(
+        "INSERT INTO chunks VALUES (?, ?, 's.txt', 'One.', '{}', NULL, ?)",
+        [
+            ("a", 1, prepared.dumps(p)),
+            ("b", 2, prepared.dumps(dataclasses.replace(p, key="0|old"))),
+            ("c", 3, None),
+        ],
+    )
+    conn.commit()
+    conn.close()
+    db = LocalDB(path, lexical.SCHEMA + manifest.SCHEMA + state.SCHEMA)
+    LexicalIndex(db)
+    keys = dict(db.read().execute("SELECT id, prepared_key FROM chunks"))
+    assert keys == {"a": "1|enc|pieces", "b": "0|old", "c": None}
+    assert records.unprepared(db.read(), "1|enc|pieces", "", 10) == ["b", "c"]
+    with db.transaction() as tx:
+        records.write_prepared(tx, {"b": p, "c": p})
+    assert not records.any_unprepared(db.read(), "1|enc|pieces")
+    assert records.unprepared(db.read(), "1|enc|pieces", "", 10) == []
+    assert records.unprepared(db.read(), "2|other", "", 10) == ["a", "b", "c"]
