@@ -231,7 +231,9 @@ class _Walk:
                 return
         n = len(self.entries) + 1
         render = functools.partial(render_entry, self.fmt, n, c)
-        fixed = self.header if not self.entries else self.sep
+        # the block header, or the joint with the entry before (the separator and what cl100k merges
+        # across it), so `used` is the exact count of the block so far (see total)
+        fixed = self.header if not self.entries else self.joint
         room = params.budget - self.used - fixed
         if self.overflowed and (params.tail_cap is None or room <= 0):
             self.fates[i] = ledger_entry(c, counter, Fate.OVER_BUDGET)

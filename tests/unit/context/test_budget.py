@@ -71,12 +71,12 @@ def test_tail_cap_leaves_room_for_later_candidates(resources, scorer) -> None:  
     ctx = build(cands, 200, resources, scorer, summary_min_score=0.5)
     assert [e.fate for e in ctx.ledger[2:]] == [Fate.OVER_BUDGET, Fate.OVER_BUDGET]
     # with a cap it gets at most that much and the walk goes on down the ranking
-    ctx = build(cands, 200, resources, scorer, summary_min_score=0.5, tail_cap=50)
+    ctx = build(cands, 195, resources, scorer, summary_min_score=0.5, tail_cap=50)
     b, c = ctx.ledger[1], ctx.ledger[2]
     assert b.fate == Fate.SUMMARISED and "12 kg" in b.injected_text
     assert c.included and "12 kg" in c.injected_text
     assert ctx.ledger[3].fate == Fate.OVER_BUDGET  # no sentence of it fits the little left; b takes it
-    assert ctx.tokens <= 200 and resources.counter.count(ctx.text) == ctx.tokens
+    assert ctx.tokens <= 195 and resources.counter.count(ctx.text) == ctx.tokens
 
 
 def test_capped_extract_grows_into_room_left_unused(resources, scorer) -> None:  # noqa: ANN001
