@@ -30,7 +30,12 @@ class LocalDB:
         return conn
 
     def transaction(self) -> _Tx:
-        return _Tx(self.read())
+        return immediate(self.read())
+
+
+def immediate(conn: sqlite3.Connection) -> _Tx:
+    """`with immediate(conn):` → BEGIN IMMEDIATE … COMMIT/ROLLBACK on an autocommit connection."""
+    return _Tx(conn)
 
 
 class _Tx:

@@ -45,6 +45,7 @@ def test_rows_prepared_before_the_key_column_get_their_key_from_the_prepared_tex
             ("a", 1, prepared.dumps(p)),
             ("b", 2, prepared.dumps(dataclasses.replace(p, key="0|old"))),
             ("c", 3, None),
+            ("d", 4, "{not json"),
         ],
     )
     conn.commit()
@@ -52,10 +53,25 @@ def test_rows_prepared_before_the_key_column_get_their_key_from_the_prepared_tex
     db = LocalDB(path, lexical.SCHEMA + manifest.SCHEMA + state.SCHEMA)
     LexicalIndex(db)
     keys = dict(db.read().execute("SELECT id, prepared_key FROM chunks"))
-    assert keys == {"a": "1|enc|pieces", "b": "0|old", "c": None}
-    assert records.unprepared(db.read(), "1|enc|pieces", "", 10) == ["b", "c"]
+    assert keys == {"a": "1|enc|pieces", "b": "0|old", "c": None, "d": ""}  # "d" is prepared again
+    assert records.unprepared(db.read(), "1|enc|pieces", "", 10) == ["b", "c", "d"]
     with db.transaction() as tx:
-        records.write_prepared(tx, {"b": p, "c": p})
+        records.write_prepared(tx, {"b": p, "c": p, "d": p})
     assert not records.any_unprepared(db.read(), "1|enc|pieces")
     assert records.unprepared(db.read(), "1|enc|pieces", "", 10) == []
-    assert records.unprepared(db.read(), "2|other", "", 10) == ["a", "b", "c"]
+    assert records.unprepared(db.read(), "2|other", "", 10) == ["a", "b", "c", "d"]
+
+
+def test_a_migrated_store_opens_while_another_process_writes(tmp_path: Path) -> None:
+    """Opening a store that has every column and the key index writes nothing, so it does not
+    wait for (or time out behind) another connection's write transaction."""
+    path = tmp_path / "lex.sqlite3"
+    LexicalIndex(LocalDB(path, lexical.SCHEMA + manifest.SCHEMA + state.SCHEMA))
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        opener = sqlite3.connect(path, timeout=0.2, isolation_level=None)
+        records.migrate(opener)  # would raise "database is locked" if it wrote
+        assert records.unprepared(opener, "1|enc|pieces", "", 10) == []
+    finally:
+        writer.execute("ROLLBACK")
