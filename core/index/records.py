@@ -163,9 +163,13 @@ def any_unprepared(conn: sqlite3.Connection, key: str) -> bool:
     return bool(row[0])
 
 
-def write_prepared(conn: sqlite3.Connection, done: Mapping[str, prepared.Prepared]) -> None:
-    """Inside a transaction: these rows' Prepared."""
+def write_prepared(
+    conn: sqlite3.Connection, done: Mapping[str, prepared.Prepared], documents: Mapping[str, str]
+) -> None:
+    """Inside a transaction: these rows' Prepared, each made from the document text `documents`
+    gives for its id; a row whose document changed since it was read (a server-mode follower
+    rewrote it) is left as it is, for the next sync."""
     conn.executemany(
-        "UPDATE chunks SET prepared = ?, prepared_key = ? WHERE id = ?",
-        [(prepared.dumps(p), p.key, cid) for cid, p in done.items()],
+        "UPDATE chunks SET prepared = ?, prepared_key = ? WHERE id = ? AND document IS ?",
+        [(prepared.dumps(p), p.key, cid, documents[cid]) for cid, p in done.items()],
     )

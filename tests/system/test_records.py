@@ -100,7 +100,8 @@ def test_rows_without_a_prepared_copy_get_one_from_the_next_sync(store: Settings
     assert stale is not None
     with index.db.transaction() as conn:
         conn.execute("UPDATE chunks SET prepared = NULL, prepared_key = NULL WHERE id != ?", (ids[0],))
-        records.write_prepared(conn, {ids[0]: dataclasses.replace(stale, key="0|old")})
+        first = index.get(ids[:1])[0].chunk.text
+        records.write_prepared(conn, {ids[0]: dataclasses.replace(stale, key="0|old")}, {ids[0]: first})
     assert not any(models.preparer.usable(v.chunk.prepared) for v in index.get(ids))
     assert records.any_unprepared(index.db.read(), models.preparer.key)
     report = ingest_paths(store, [tmp_path / "docs"], resources=resources_for(store))
