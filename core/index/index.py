@@ -149,8 +149,7 @@ class Index:
             got = records.read(self.db.read(), ids)
             done = {cid: prepare(defused_text(v.chunk)) for cid, v in got.items()}
             with self.db.transaction() as conn:
-                records.write_prepared(conn, done, {cid: v.chunk.text for cid, v in got.items()})
-            filled += len(done)
+                filled += records.write_prepared(conn, done, {cid: v.chunk.text for cid, v in got.items()})
             after = ids[-1]
         return filled
 

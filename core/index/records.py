@@ -165,11 +165,11 @@ def any_unprepared(conn: sqlite3.Connection, key: str) -> bool:
 
 def write_prepared(
     conn: sqlite3.Connection, done: Mapping[str, prepared.Prepared], documents: Mapping[str, str]
-) -> None:
+) -> int:
     """Inside a transaction: these rows' Prepared, each made from the document text `documents`
     gives for its id; a row whose document changed since it was read (a server-mode follower
-    rewrote it) is left as it is, for the next sync."""
-    conn.executemany(
+    rewrote it) is left as it is, for the next sync. Returns how many rows were written."""
+    return conn.executemany(
         "UPDATE chunks SET prepared = ?, prepared_key = ? WHERE id = ? AND document IS ?",
         [(prepared.dumps(p), p.key, cid, documents[cid]) for cid, p in done.items()],
-    )
+    ).rowcount

@@ -56,12 +56,13 @@ def test_rows_prepared_before_the_key_column_get_their_key_from_the_prepared_tex
     assert keys == {"a": "1|enc|pieces", "b": "0|old", "c": None, "d": ""}  # "d" is prepared again
     assert records.unprepared(db.read(), "1|enc|pieces", "", 10) == ["b", "c", "d"]
     with db.transaction() as tx:
-        records.write_prepared(
+        written = records.write_prepared(
             tx,
             {"b": p, "c": p, "d": p, "a": dataclasses.replace(p, whole=99)},
             {"b": "One.", "c": "One.", "d": "One.", "a": "Two."},
         )
     # "a" was read as another text than it holds now: its Prepared is not written over
+    assert written == 3
     assert dict(db.read().execute("SELECT id, prepared FROM chunks"))["a"] == prepared.dumps(p)
     assert not records.any_unprepared(db.read(), "1|enc|pieces")
     assert records.unprepared(db.read(), "1|enc|pieces", "", 10) == []
