@@ -26,6 +26,7 @@ from core.context.summarize import extract_tokens, join, leading_pick, ranked_pi
 from core.prepared import Prepared, Preparer
 from core.scoring import SentenceScorer
 from core.shield.quarantine import chunk_flags, defused_text
+from core.text import is_heading
 from core.tokens import TiktokenCounter
 from core.types import Candidate, Fate, LedgerEntry
 
@@ -142,7 +143,8 @@ def _fit(
     """An overflowing candidate fitted into room tokens: (fate, text, rendered entry, its tokens).
 
     High scores get their sentences most relevant to the question, the rest a sentence-boundary
-    truncation; None when not even one sentence fits. p holds the sentences of the defused chunk
+    truncation; None when not even one sentence beyond the headings fits (a heading alone would
+    spend an entry's head and fence on no evidence, room a later candidate can use). p holds the sentences of the defused chunk
     with their token counts and word pieces, so a trial extract costs a sum, not a count; fixed is
     the entry's own lines (its head and closing fence)."""
 
@@ -155,10 +157,10 @@ def _fit(
             ranked_pick(p.sentences, scorer.relevance(p.sentences, question, p.pieces), fits),
             Fate.SUMMARISED,
         )
-    if chosen is None:
+    if chosen is None or all(is_heading(p.sentences[i]) for i in chosen):
         used = leading_pick(p.sentences, fits)
-        chosen, fate = (list(range(used)) if used else None), Fate.TRUNCATED
-    if chosen is None:
+        chosen, fate = list(range(used)), Fate.TRUNCATED
+    if all(is_heading(p.sentences[i]) for i in chosen):
         return None
     text = join(p.sentences, chosen)
     return fate, text, render(text, defused=True), fixed + extract_tokens(p, chosen, counter)

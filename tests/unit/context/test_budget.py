@@ -106,6 +106,25 @@ def test_low_score_overflow_is_truncated_at_sentence_boundary(resources, scorer)
     assert " ".join(sentences).startswith(entry.injected_text)
 
 
+def test_an_extract_of_headings_alone_is_not_injected(resources, scorer) -> None:  # noqa: ANN001
+    # room for a heading, not for the sentence under it: the entry would carry no evidence, so the
+    # chunk is over budget and the room stays for a later candidate that fits whole
+    intro = "Short intro about the arm family and its uses."
+    sectioned = "## 8. WHY WE CHARGE A RESTOCKING FEE\n\n" + " ".join(
+        f"Every returned robot is re-tested and re-calibrated for {w} before resale." for w in WORDS[:6]
+    )
+    later = "The arm payload is 12 kg."
+    cands = [cand("a", intro, 0.9), cand("b", sectioned, 0.3), cand("c", later, 0.2)]
+    room_went_on = False
+    for budget in range(90, 140, 4):
+        ctx = build(cands, budget, resources, scorer, summary_min_score=0.5, tail_cap=60)
+        b, c = ctx.ledger[1], ctx.ledger[2]
+        assert not b.included or "re-tested" in b.injected_text, (budget, b.injected_text)
+        assert ctx.tokens <= budget and resources.counter.count(ctx.text) == ctx.tokens
+        room_went_on |= b.fate == Fate.OVER_BUDGET and c.fate == Fate.KEPT
+    assert room_went_on  # at some budget the heading alone would have fitted: the later chunk got it
+
+
 def test_below_min_score_and_duplicates_are_recorded(resources, scorer) -> None:  # noqa: ANN001
     text = "The ArmX2 lifts 5 kg and reaches 850 mm. It costs 18,900 dollars."
     v = np.ones(8, dtype=np.float32) / np.sqrt(8)
