@@ -235,6 +235,7 @@ def _html_definitions(el: Any) -> list[str]:
 
 _NUMBERED = re.compile(r"^\s*(\d{1,3})[.)]\s+(\S.*)$")
 _BULLET = re.compile(r"^\s*[-*•]\s+(\S.*)$")
+_LETTERED = re.compile(r"^\s*(\(?[a-zA-Z]\))\s+(\S.*)$")  # "a) …", "(b) …": an item that keeps its letter
 _SETEXT = re.compile(r"^\s*(=+|-+)\s*$")
 _LEADER = re.compile(r"^\s*(\S.*?)\s*\.{3,}\s*(\S.*)$")  # "Top speed ....... 1.8 m/s"
 
@@ -250,8 +251,8 @@ def _caps_heading(line: str) -> bool:
 
 
 def plain_text(text: str) -> tuple[str, str]:
-    """(canonical text, first heading) of plain text: setext and capitalised headings, numbered
-    and bulleted lines as list items (continuation lines joined); prose as it is."""
+    """(canonical text, first heading) of plain text: setext and capitalised headings, numbered,
+    bulleted and lettered ("a)", "(b)") lines as list items (continuation lines joined); prose as it is."""
     lines = text.split("\n")
     blocks: list[str] = []
     para: list[str] = []
@@ -276,6 +277,7 @@ def plain_text(text: str) -> tuple[str, str]:
             and _SETEXT.match(nxt)
             and not _NUMBERED.match(line)
             and not _BULLET.match(line)
+            and not _LETTERED.match(line)
             and not para
         ):
             flush()
@@ -310,6 +312,11 @@ def plain_text(text: str) -> tuple[str, str]:
                 blocks.append("\n".join(para))
                 para = []
             items.append(f"- {m.group(1).strip()}")
+        elif m := _LETTERED.match(line):
+            if para:
+                blocks.append("\n".join(para))
+                para = []
+            items.append(f"- {m.group(1)} {m.group(2).strip()}")
         elif items and line[:1].isspace():
             items[-1] += " " + stripped  # an item's continuation line
         else:

@@ -32,6 +32,23 @@ def test_txt(tmp_path: Path) -> None:
     assert doc.category is None
 
 
+def test_txt_numbered_bulleted_and_lettered_lines_are_list_items(tmp_path: Path) -> None:
+    f = tmp_path / "policy.txt"
+    f.write_text(
+        "RETURN WINDOW\n\nA product may be returned within 30 days, provided that:\n\n"
+        "  a) it is unused;\n  b) it is in its original\n     packaging;\n  (c) it has a return authorisation.\n\n"
+        "Steps:\n1. Ask for a return authorisation.\n2. Ship it.\n- Keep the receipt.\n",
+        encoding="utf-8",
+    )
+    lines = _load(f).sections[0].text.split("\n")
+    assert lines[0] == "## RETURN WINDOW"
+    # each item on a line of its own, its letter kept, a continuation line joined to its item
+    assert "- a) it is unused;" in lines and "- b) it is in its original packaging;" in lines
+    assert "- (c) it has a return authorisation." in lines
+    assert "1. Ask for a return authorisation." in lines and "- Keep the receipt." in lines
+    assert "A product may be returned within 30 days, provided that:" in lines
+
+
 def test_markdown_front_matter(tmp_path: Path) -> None:
     f = tmp_path / "guide.md"
     f.write_text(
