@@ -109,7 +109,14 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         # a fact from a spec list or table: the other close facts, not prose that mentions them
         picked = [x for x in picked if x.score >= 0.75 * picked[0].score]
         picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
+        if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
+            picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
     return compose.units(picked)
+
+
+def _has_value(text: str) -> bool:
+    """A unit's own text (not its headings) states a value: it holds a digit ("5 kg", "2024-08-05")."""
+    return any(ch.isdigit() for ch in text)
 
 
 def pick(

@@ -257,3 +257,20 @@ def test_a_model_the_evidence_never_names_is_refused_when_only_its_siblings_are_
     assert d.refused and "k5" in d.reason.lower() and "k7" in d.reason.lower()
     d = extractive_answer("What is the flight time of the Kestrel K7?", EVIDENCE, scorer, REFUSAL, 0.25)
     assert not d.refused and "41 minutes" in d.text
+
+
+def test_a_value_asked_is_answered_with_values_not_with_a_step_that_names_the_key(
+    scorer: SentenceScorer,
+) -> None:
+    guide = (
+        "# Kestrel K5 survey checklist\n\n## Before take-off\n\n"
+        "1. Check the flight time estimate on the controller before take-off.\n"
+        "2. Clear the take-off area."
+    )
+    answer = ask(
+        "What is the flight time of the K5?", "factual", scorer,
+        [entry("drones/k5.md", K5, 0.8), entry("guides/k5-checklist.md", guide, 0.75)],
+    )  # fmt: skip
+    # the spec's value is the best unit; the step names the key but states no value
+    assert answer.startswith("- Flight time: 28 minutes") or answer.startswith("Flight time: 28 minutes")
+    assert "controller" not in answer
