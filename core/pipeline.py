@@ -154,7 +154,7 @@ class Pipeline:
         s = self.settings
         return refusal.decide(
             found.top_score, built.context.tokens, s.refusal_tau, s.min_context_tokens,
-            built.overlap, s.refusal_min_overlap,
+            built.overlap, s.refusal_min_overlap, s.min_score,
         )  # fmt: skip
 
     def answer(

@@ -295,7 +295,7 @@ def run_dataset(
             decision = refusal.decide(
                 e.trace["top_score"], e.trace["context_tokens"],
                 configured.refusal_tau, configured.min_context_tokens,
-                e.trace["evidence_overlap"], configured.refusal_min_overlap,
+                e.trace["evidence_overlap"], configured.refusal_min_overlap, configured.min_score,
             )  # fmt: skip
             bearing = _gold_chunk_ids(q, b.trace)  # both setups retrieve the same chunks for a question
             base_recs.append(_record(q, b, "baseline", mode, configured.refusal_sentence, None, bearing))

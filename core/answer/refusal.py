@@ -68,11 +68,21 @@ def decide(
     min_tokens: int,
     overlap: float = 0.0,
     min_overlap: float = 1.0,
+    min_score: float = 0.0,
 ) -> Decision:
     """Refuse when nothing survived, the context is too thin, or the best score is under τ while
-    the word overlap is under min_overlap (min_overlap 1.0: only a full match is let through)."""
+    the word overlap is under min_overlap (min_overlap 1.0: only a full match is let through).
+    min_score: the budget's score floor, named in the reason when no candidate reached it."""
+    # nothing reached the budget's score floor: the question is far from every passage
+    far = (
+        f"best score {top_score:.3f} < minimum {min_score:.2f}"
+        if top_score is not None and top_score < min_score
+        else ""
+    )
     evidence = Check(
-        "evidence", top_score is not None and context_tokens > 0, f"{context_tokens} context tokens"
+        "evidence",
+        top_score is not None and context_tokens > 0,
+        f"{context_tokens} context tokens" + (f" ({far})" if far else ""),
     )
     similarity = _similarity_check(top_score, tau, overlap, min_overlap)
     thin = Check(
@@ -82,6 +92,8 @@ def decide(
     )
     checks = (evidence, similarity, thin)
     if not evidence.passed:
+        if far:
+            return Decision(True, f"no passage is close to the question: {far}", checks)
         return Decision(True, "no evidence survived retrieval and budgeting", checks)
     if not similarity.passed:
         reason = (

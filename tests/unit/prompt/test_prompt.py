@@ -62,6 +62,13 @@ def test_refusal_rule_both_ways() -> None:
     assert not decide(0.2, 500, 0.3, 0, overlap=0.5, min_overlap=0.34).refused
     low = decide(0.2, 500, 0.3, 0, overlap=0.25, min_overlap=0.34)
     assert low.refused and "overlap 0.25 < 0.34" in low.reason
+    # nothing reached the budget's score floor: the reason says so, not "nothing survived"
+    far = decide(0.095, 0, 0.34, 0, min_score=0.1)
+    assert (
+        far.refused and far.reason == "no passage is close to the question: best score 0.095 < minimum 0.10"
+    )
+    assert "(best score 0.095 < minimum 0.10)" in far.checks[0].detail
+    assert decide(0.5, 0, 0.34, 0, min_score=0.1).reason == "no evidence survived retrieval and budgeting"
 
 
 def test_evidence_overlap_counts_content_words_in_one_entry() -> None:
