@@ -19,7 +19,7 @@ from core.types import LedgerEntry
 
 @dataclass(frozen=True)
 class SentenceCheck:
-    sentence: str
+    sentence: str  # the answer's sentence as read (its citation kept; list marker and markup removed)
     support: float  # cosine to the best-matching injected sentence
     best_match: str
     citations: tuple[str, ...]
@@ -111,8 +111,9 @@ def _check(
         problem = "a number in it is not in the evidence that supports it"
     elif not cited_ok:
         problem = "missing citation" if not cites else "cites a chunk that was not injected"
+    shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
     return SentenceCheck(
-        s, round(support, 4), unit.text if unit else "", cites, support >= min_support, cited_ok,
+        shown, round(support, 4), unit.text if unit else "", cites, support >= min_support, cited_ok,
         tuple(about), numbers_ok, problem,
     )  # fmt: skip
 
