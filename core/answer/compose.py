@@ -27,6 +27,20 @@ _STEPS_HEADING = re.compile(
 )  # an answer's steps stop here, with a pointer to the rest
 
 
+# a question that asks for a reason, and a heading that gives one ("Why we charge a restocking fee")
+_REASON = re.compile(r"\b(why|rationale|reasons?|motivation)\b", re.I)
+REASON_BONUS = 0.1
+
+
+def asks_reason(question: str) -> bool:
+    return bool(_REASON.search(question))
+
+
+def reason_bonus(unit: Unit) -> float:
+    """What a unit gains for a question that asks why: it stands under a heading that gives reasons."""
+    return REASON_BONUS if unit.path and _REASON.search(unit.path[-1]) else 0.0
+
+
 def step_bonus(unit: Unit) -> float:
     """What a list item gains as a step of a procedure: numbered, under a heading that names steps."""
     heading = unit.path[-1] if unit.path else ""

@@ -91,6 +91,8 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
     if ev.query_type == "analytical":
         if ev.parts:  # "what caused it, and how is it prevented?": a passage for each part
             return compose.units(compose.passages(usable, len(ev.parts)))
+        if compose.asks_reason(ev.question):  # a section headed "Why …" is where the reasons are
+            usable = [dataclasses.replace(x, score=x.score + compose.reason_bonus(x.unit)) for x in usable]
         run = compose.passage(usable)
         best = max(usable, key=lambda x: x.score)
         if run and best in run:

@@ -274,3 +274,26 @@ def test_a_value_asked_is_answered_with_values_not_with_a_step_that_names_the_ke
     # the spec's value is the best unit; the step names the key but states no value
     assert answer.startswith("- Flight time: 28 minutes") or answer.startswith("Flight time: 28 minutes")
     assert "controller" not in answer
+
+
+LEASE = """# Heron boat lease terms
+
+## Damage deposit
+
+A damage deposit of 400 euros is taken with every Heron lease. The deposit is returned within \
+10 days after the boat passes its check-in inspection. The deposit is kept in full when the hull is holed.
+
+## Why we take a damage deposit
+
+Every returned boat is lifted out of the water and inspected by a shipwright, which takes most of a \
+day. Without the deposit, repairs would be paid by all renters through higher daily rates."""
+
+
+def test_a_why_question_is_answered_from_the_section_headed_why(scorer: SentenceScorer) -> None:
+    for question in (
+        "Why is there a damage deposit on Heron leases?",
+        "What's the rationale for the damage deposit?",
+    ):
+        answer = ask(question, "analytical", scorer, [entry("boats/lease.md", LEASE, 0.6)])
+        assert "shipwright" in answer and "higher daily rates" in answer, answer
+        assert "400 euros" not in answer
