@@ -117,7 +117,8 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
 
 
 def _has_value(text: str) -> bool:
-    """A unit's own text (not its headings) states a value: it holds a digit ("5 kg", "2024-08-05")."""
+    """A unit's own text (not its headings) states a value: it holds a digit ("5 kg", "IP67",
+    "2024-08-05"; a model code's digit counts too, which only keeps more followers)."""
     return any(ch.isdigit() for ch in text)
 
 
