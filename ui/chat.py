@@ -84,7 +84,7 @@ def answer_body(trace: dict[str, Any]) -> None:
         st.markdown("Sources: " + " ".join(chips))
     top = trace.get("top_score")
     st.caption(
-        f"{trace.get('query_type', '?')} · top score {'—' if top is None else f'{top:.2f}'} · "
+        f"{trace.get('query_type', '?')} · top score {'—' if top is None else f'{top:.3f}'} · "
         f"{trace.get('context_tokens', 0)} context tokens · {trace.get('num_chunks_included', 0)} chunks · "
         f"answered by {answered_by(trace)} · {float(trace.get('total_ms') or 0) / 1000:.1f} s"
     )

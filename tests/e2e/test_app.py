@@ -147,6 +147,8 @@ def test_off_topic_question_shows_refusal(sample_app: Settings) -> None:
     decision = next(t for t in texts(at) if "**Refused**" in t)
     assert "τ" in decision and "min" in decision
     assert trace["answer"] in texts(at)
+    # the caption's top score has the reason's precision (0.095 must not read as "0.10")
+    assert any(f"top score {trace['top_score']:.3f} · " in c.value for c in at.caption)
 
 
 def test_each_turn_keeps_its_own_inspector(sample_app: Settings) -> None:
