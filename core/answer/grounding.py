@@ -92,7 +92,8 @@ def _check(
     s: str, evidence: list[Scored], labels: set[str], wanted: set[str], scorer: SentenceScorer,
     min_support: float, shortlist: int,
 ) -> SentenceCheck:  # fmt: skip
-    text = strip_markup(_MARKER.sub("", strip_citations(s) or s))
+    shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
+    text = strip_citations(shown) or shown
     cites = tuple(cited_labels(s))
     support, best = _best_support(
         text, [x.unit.text if x.unit.kind == "item" else x.text for x in evidence], scorer, shortlist
@@ -111,7 +112,6 @@ def _check(
         problem = "a number in it is not in the evidence that supports it"
     elif not cited_ok:
         problem = "missing citation" if not cites else "cites a chunk that was not injected"
-    shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
     return SentenceCheck(
         shown, round(support, 4), unit.text if unit else "", cites, support >= min_support, cited_ok,
         tuple(about), numbers_ok, problem,
