@@ -63,6 +63,7 @@ class OnnxQueryEncoder:
         inner = OnnxEmbedder(model, 1, cache_dir=cache_dir, quantize=quantize, threads=threads)
         self.name = inner.name
         self.dim = inner.dim
+        self.onnx_file = inner.onnx_file
         self._tokenizer = inner._tokenizer
         self._session = inner._session
         self._with_types = "token_type_ids" in inner._inputs
