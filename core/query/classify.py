@@ -15,13 +15,20 @@ log = logging.getLogger(__name__)
 
 # Ordered: the first rule that matches wins. Patterns look at the question's wording only.
 _RULES: list[tuple[str, re.Pattern[str]]] = [
+    # a question opening with "why" asks for reasons, also about a difference ("Why does A track
+    # paths more accurately than B?" wants the reasons, not the two values side by side)
+    ("analytical", re.compile(r"^\W*why\b", re.I)),
     (
         "comparison",
         re.compile(
             r"\b(compare[sd]?|comparison|comparing|difference|differences|differ|differs|distinguish(es)?|versus|vs\.?"
             r"|contrast|better|worse|faster|slower|cheaper|heavier|lighter|stronger|larger|smaller"
             r"|more .{1,30} than|less .{1,30} than|prefer|choose between|which (one|is|should)"
-            r"|similarities|similar to|same as|outperform|advantages? of .+ over)\b",
+            r"|similarities|similar to|same as|outperform|advantages? of .+ over|different (from|than)"
+            r"|changed? between .+ and|(pick|choose|buy|take|get) (the |a |an )?[\w-]+ or"
+            # "Which has the longer warranty, …?", "Which arm needs less floor space?"
+            r"|which\b.{0,40}\b(longer|shorter|higher|lower|bigger|greater|wider|newer|older|quieter"
+            r"|louder|safer|easier|harder|more|less|fewer))\b",
             re.I,
         ),
     ),
@@ -51,7 +58,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
             r"\b(why|how does|how do (?!i\b|we\b|you\b)|how did|how is .+ (designed|structured)"
             r"|explain|implications?|trade-?offs?|impact|affect|effects? of|consequences?|reasons?"
             r"|rationale|evaluate|assess|analy[sz]e|what would happen|what happens if|pros and cons"
-            r"|benefits?|drawbacks?|risks?|significance|lessons?|purpose of|role of|what caused"
+            r"|benefits?|drawbacks?|downsides?|what limits|risks?|significance|lessons?|purpose of|role of|what caused"
             r"|root cause|justify|motivat)",
             re.I,
         ),

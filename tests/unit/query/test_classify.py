@@ -27,6 +27,12 @@ def test_each_type_recognised() -> None:
     assert classify_offline("Compare the ArmX2 and the ArmX3") == "comparison"
     assert classify_offline("How do I calibrate the arm?") == "procedural"
     assert classify_offline("Why did the joint 3 brake fail?") == "analytical"
+    # a comparative after "which", a choice between two, "different from"; "why" asks for reasons
+    assert classify_offline("Which has the longer lead time, the K5 or the K7?") == "comparison"
+    assert classify_offline("Should I buy the K5 or the K7 for mapping?") == "comparison"
+    assert classify_offline("How is mode A different from mode B?") == "comparison"
+    assert classify_offline("Why does the K7 fly longer than the K5?") == "analytical"
+    assert classify_offline("Which controller pairs with the K7?") == "factual"
 
 
 def _settings(tmp_path: Path, url: str) -> Settings:
