@@ -22,6 +22,9 @@ _COMPARING = frozenset(
     "prefer choose should pick".split()
 )
 STEP_WORDS_LIMIT = 400
+# a how-to is answered by the prose of another section than the best list when that prose's best
+# sentence outscores the list's best item by this factor and its section holds more asked words
+PROSE_OVER_LIST = 0.9
 _STEPS_HEADING = re.compile(
     r"\b(steps?|procedure|instructions?|how to|process)\b", re.I
 )  # an answer's steps stop here, with a pointer to the rest
@@ -79,16 +82,26 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
 
     asked = {w[:5] for w in content_words(question)}
 
-    def on_topic(items: list[Scored]) -> bool:
-        words = content_words(" ".join([*items[0].unit.path, *(x.text for x in items)]))
-        return bool(asked & {w[:5] for w in words})
+    def covered(path: Sequence[str], texts: Sequence[str]) -> int:
+        """How many of the question's words (by their first five letters) a heading path and texts hold."""
+        return len(asked & {w[:5] for w in content_words(" ".join([*path, *texts]))})
 
-    candidates = [items for items in candidates if on_topic(items)]
+    candidates = [items for items in candidates if covered(items[0].unit.path, [x.text for x in items])]
     if not candidates:
         return None
     items = max(candidates, key=strength)
     if max(x.score for x in items) < 0.6 * best_unit:
         return None  # the lists here are not what the question is about
+    best = max(usable, key=lambda x: x.score)
+    section = (best.source, best.unit.path)
+    if (
+        best.unit.kind == "sentence"
+        and section != (items[0].source, items[0].unit.path)
+        and max(x.score for x in items) < PROSE_OVER_LIST * best.score
+    ):
+        prose = [x.text for x in usable if (x.source, x.unit.path) == section]
+        if covered(best.unit.path, prose) > covered(items[0].unit.path, [x.text for x in items]):
+            return None  # prose elsewhere is clearly closer and says more of what is asked
     return _steps(items), (items[0].label,)
 
 

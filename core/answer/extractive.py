@@ -80,6 +80,9 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         steps = compose.procedure(usable, ev.question)
         if steps is not None:
             return steps
+        run = compose.passage(usable)  # no list answers it: the instructions around the best unit
+        if run and max(usable, key=lambda x: x.score) in run:
+            return compose.units(run)
     if ev.query_type == "comparison":
         table = compose.comparison(usable, ev.question, ev.wanted)
         if table is not None:

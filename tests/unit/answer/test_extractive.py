@@ -107,6 +107,29 @@ def test_procedure_is_complete_numbered_and_in_order(scorer: SentenceScorer) -> 
     assert "blinking red" not in text  # the troubleshooting bullets are another list
 
 
+MAINTENANCE = """# Kestrel controller maintenance
+
+## Updating the controller firmware
+
+1. Copy the firmware file to a microSD card.
+2. Insert the card into the controller and hold the power button.
+3. Wait until the progress bar on the controller screen is full.
+
+## Flight logs
+
+Every flight is recorded in the controller's flight log. To export the flight log, open Menu > Logs > \
+Export on the controller and choose the microSD card. An export takes about a minute."""
+
+
+def test_a_how_to_answered_in_prose_is_not_given_another_procedures_steps(scorer: SentenceScorer) -> None:
+    """The only list here is about the firmware; the section that says how to export a log is prose,
+    and its sentences are given in document order."""
+    evidence = [entry("guides/maintenance.md", MAINTENANCE)]
+    text = ask("How do I export the flight log from the controller?", "procedural", scorer, evidence)
+    assert "Menu > Logs > Export" in text and "firmware" not in text and "1." not in text
+    assert text.index("Every flight") < text.index("To export") < text.index("about a minute")
+
+
 def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:
     cut = PAIRING.replace("3. Select the drone's serial number on the controller screen.\n", "")
     text = ask(
