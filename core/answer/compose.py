@@ -162,8 +162,8 @@ def _steps(items: list[Scored]) -> str:
     ordered = sorted({_key(x): x for x in items}.values(), key=lambda x: (x.unit.ordinal or 0, x.order))
     first = ordered[0]
     heading = first.unit.path[-1].rstrip(":") if first.unit.path else ""
-    if heading.isupper():
-        heading = heading.capitalize()
+    if heading.isupper():  # "2. RETURN WINDOW" → "2. Return window" (capitalize() would lower the R)
+        heading = re.sub(r"[a-z]", lambda m: m.group().upper(), heading.lower(), count=1)
     blocks: list[list[str]] = [[f"{heading} ({first.label}):" if heading else f"From {first.label}:"], []]
     words = 0
     expected = first.unit.ordinal

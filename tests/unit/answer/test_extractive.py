@@ -105,6 +105,9 @@ def test_procedure_is_complete_numbered_and_in_order(scorer: SentenceScorer) -> 
     assert [ln.split(".")[0] for ln in lines] == ["1", "2", "3", "4", "5"]
     assert "blue light" in lines[0] and "solid green" in lines[4]
     assert "blinking red" not in text  # the troubleshooting bullets are another list
+    shouted = [entry("guides/pairing.md", PAIRING.replace("## Steps", "## 2. PAIRING STEPS"))]
+    text = ask("How do I pair the controller with a drone?", "procedural", scorer, shouted)
+    assert text.startswith("2. Pairing steps (guides/pairing.md):")  # not "2. pairing steps"
 
 
 MAINTENANCE = """# Kestrel controller maintenance
