@@ -30,6 +30,8 @@ _STEPS_HEADING = re.compile(
 )  # an answer's steps stop here, with a pointer to the rest
 
 
+_LETTER = re.compile(r"^\(?[a-zA-Z]\)\s")  # a lettered item: "a) …", "(b) …"
+
 # a question that asks for a reason, and a heading that gives one ("Why we charge a restocking fee")
 _REASON = re.compile(r"\b(why|rationale|reasons?|motivation)\b", re.I)
 REASON_BONUS = 0.1
@@ -164,7 +166,10 @@ def _steps(items: list[Scored]) -> str:
     heading = first.unit.path[-1].rstrip(":") if first.unit.path else ""
     if heading.isupper():  # "2. RETURN WINDOW" → "2. Return window" (capitalize() would lower the R)
         heading = re.sub(r"[a-z]", lambda m: m.group().upper(), heading.lower(), count=1)
-    blocks: list[list[str]] = [[f"{heading} ({first.label}):" if heading else f"From {first.label}:"], []]
+    title = [f"{heading} ({first.label}):" if heading else f"From {first.label}:"]
+    if first.lead:  # "Customers may return … within 30 days …, provided that:" holds conditions
+        title.append(first.lead)
+    blocks: list[list[str]] = [title, []]
     words = 0
     expected = first.unit.ordinal
     for n, x in enumerate(ordered, 1):
@@ -175,7 +180,9 @@ def _steps(items: list[Scored]) -> str:
         if words > STEP_WORDS_LIMIT:
             blocks.append([f"… (the remaining steps are in {first.label})"])
             break
-        blocks[-1].append(f"{ordinal if ordinal is not None else n}. {cite(x.text, x.label)}")
+        number = ordinal if ordinal is not None else n
+        mark = "-" if ordinal is None and _LETTER.match(x.text) else f"{number}."
+        blocks[-1].append(f"{mark} {cite(x.text, x.label)}")  # "a) …" keeps its letter, not "1. a) …"
         expected = ordinal + 1 if ordinal is not None else None
     else:
         if ordered[-1].condensed:  # its chunk was cut to fit: the list may go on

@@ -37,6 +37,7 @@ class Scored:
     conflict: frozenset[str]  # the other entities it is about (empty: usable)
     condensed: bool = False  # its chunk was injected in part (summarised or truncated)
     parts: tuple[float, ...] = ()  # its score for each part of a question that asks several things
+    lead: str = ""  # a list item's lead-in sentence ("…, provided that:"), which is no unit of its own
 
     @property
     def best(self) -> float:
@@ -62,18 +63,22 @@ def score_units(
     wanted = frozenset(question_entities(question))
     asked = parts_for(question, query_type)
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
+    leads: dict[int, str] = {}  # pool index → the lead-in of its list
     for n, e in enumerate(entries):
         if e.suspicious:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
         base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
         levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
         title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
-        for u in parse(e.injected_text, base, levels):
+        parsed = parse(e.injected_text, base, levels)
+        for i, u in enumerate(parsed):
             if not _usable(u):
                 continue
             text, scope = _narrow(u, wanted, title_scope)
             clash = frozenset(conflicts(set(wanted), scope, entities(text)))
             pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
+            if u.kind == "item":
+                leads[len(pool) - 1] = _lead_in(parsed, i)
     if not pool:
         return Evidence(question, query_type, wanted, (), asked)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
@@ -99,10 +104,22 @@ def score_units(
             clash,
             e.fate != Fate.KEPT,
             tuple(float(p[i]) for p in by_part),
+            leads.get(i, ""),
         )  # fmt: skip
         for i, (u, text, e, scope, clash, order) in enumerate(pool)
     )
     return Evidence(question, query_type, wanted, units, asked)
+
+
+def _lead_in(parsed: Sequence[Unit], i: int) -> str:
+    """The sentence ending with ":" right before the list that item i belongs to ("" when none)."""
+    first = i
+    while first > 0 and parsed[first - 1].kind == "item" and parsed[first - 1].block == parsed[i].block:
+        first -= 1
+    before = parsed[first - 1] if first > 0 else None
+    if before is None or before.kind != "sentence" or not before.text.endswith(":"):
+        return ""
+    return before.text
 
 
 def _stem(source: str) -> str:

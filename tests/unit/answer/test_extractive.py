@@ -133,6 +133,27 @@ def test_a_how_to_answered_in_prose_is_not_given_another_procedures_steps(scorer
     assert text.index("Every flight") < text.index("To export") < text.index("about a minute")
 
 
+RETURNS = """# Kestrel returns
+
+## Return window
+
+Customers may return a drone within 30 days of delivery, provided that:
+
+- a) the drone has not been flown;
+- b) it is returned in its original case.
+
+Returns after 30 days are refused."""
+
+
+def test_a_lettered_list_comes_with_its_lead_in_and_keeps_its_letters(scorer: SentenceScorer) -> None:
+    evidence = [entry("policies/returns.md", RETURNS)]
+    text = ask("How do I return a drone for a refund?", "procedural", scorer, evidence)
+    lines = [ln for ln in text.splitlines() if ln]
+    assert lines[1] == "Customers may return a drone within 30 days of delivery, provided that:"
+    assert lines[2] == "- a) the drone has not been flown (policies/returns.md);"
+    assert lines[3].startswith("- b) it is returned in its original case")
+
+
 def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:
     cut = PAIRING.replace("3. Select the drone's serial number on the controller screen.\n", "")
     text = ask(
