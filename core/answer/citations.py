@@ -12,10 +12,10 @@ from core.types import LedgerEntry
 
 def cite(sentence: str, label: str) -> str:
     """The sentence with its citation before the final punctuation: "… 12 kg (a.md).", and a
-    list item's clause "…; (a.md)." as "… (a.md);"."""
+    list item's clause "…; (a.md)." as "… (a.md);" and a lead-in "…, provided that (a.md):"."""
     body = sentence.rstrip()
     end = ""
-    if body and body[-1] in ".!?;,":
+    if body and body[-1] in ".!?;,:":
         body, end = body[:-1].rstrip(), body[-1]
     return f"{body} ({label}){end or '.'}"
 
@@ -25,7 +25,7 @@ _CITE = re.compile(r"\(([^()]+?\.(?:md|markdown|txt|pdf|html?)(?: p\.\d+)?)\)", 
 
 def strip_citations(text: str) -> str:
     """The text without its (source) citations."""
-    return re.sub(r"\s+([.!?;,])", r"\1", _CITE.sub("", text)).strip()
+    return re.sub(r"\s+([.!?;,:])", r"\1", _CITE.sub("", text)).strip()
 
 
 def cited_labels(text: str) -> list[str]:

@@ -158,18 +158,28 @@ def _key(x: Scored) -> int | str:
     return x.unit.ordinal if x.unit.ordinal is not None else x.text
 
 
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}[.)]|[A-Z][.)])\s+(?=\S)")
+
+
+def title_of(heading: str) -> str:
+    """A heading as an answer's title line: without its section number (a line opening with "2."
+    would render as a numbered list) and its trailing colon; "RETURN WINDOW" → "Return window"."""
+    title = _SECTION_NUMBER.sub("", heading).rstrip(":").strip()
+    if title.isupper():
+        title = title.capitalize()
+    return title
+
+
 def _steps(items: list[Scored]) -> str:
     """The steps as a Markdown numbered list under a line naming the section and source; a gap
     in the numbering is shown as "…" between the lists."""
     ordered = sorted({_key(x): x for x in items}.values(), key=lambda x: (x.unit.ordinal or 0, x.order))
     first = ordered[0]
-    heading = first.unit.path[-1].rstrip(":") if first.unit.path else ""
-    if heading.isupper():  # "2. RETURN WINDOW" → "2. Return window" (capitalize() would lower the R)
-        heading = re.sub(r"[a-z]", lambda m: m.group().upper(), heading.lower(), count=1)
-    title = [f"{heading} ({first.label}):" if heading else f"From {first.label}:"]
+    heading = title_of(first.unit.path[-1]) if first.unit.path else ""
+    blocks: list[list[str]] = [[f"{heading} ({first.label}):" if heading else f"From {first.label}:"]]
     if first.lead:  # "Customers may return … within 30 days …, provided that:" holds conditions
-        title.append(first.lead)
-    blocks: list[list[str]] = [title, []]
+        blocks.append([cite(first.lead, first.label)])
+    blocks.append([])
     words = 0
     expected = first.unit.ordinal
     for n, x in enumerate(ordered, 1):

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from core.answer.citations import cited_labels, strip_citations
+from core.answer.compose import title_of
 from core.answer.evidence import Scored, score_units
 from core.context.knowledge import citation_label
 from core.query.entities import conflicts, entities, question_entities
@@ -79,7 +80,8 @@ def check(
     injected = [e for e in entries if e.included]
     labels = {citation_label(e.source, e.page) for e in injected} | {e.source for e in injected}
     evidence = [x for x in score_units(question, injected, scorer).units] if injected else []
-    sentences = _answer_sentences(answer)
+    titles = {_plain(title_of(h)) for x in evidence for h in x.unit.path}
+    sentences = [s for s in _answer_sentences(answer) if not _is_title(s, titles)]
     if not sentences:
         return None
     wanted = question_entities(question)
@@ -95,12 +97,13 @@ def _check(
     shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
     text = strip_citations(shown) or shown
     cites = tuple(cited_labels(s))
-    support, best = _best_support(
-        text, [x.unit.text if x.unit.kind == "item" else x.text for x in evidence], scorer, shortlist
-    )
-    unit = evidence[best] if best is not None else None
+    texts = [x.unit.text if x.unit.kind == "item" else x.text for x in evidence]
+    leads = list(dict.fromkeys(x.lead for x in evidence if x.lead))  # a list's lead-in, quoted whole
+    support, best = _best_support(text, texts + leads, scorer, shortlist)
+    unit = evidence[best] if best is not None and best < len(evidence) else None
+    match = (texts + leads)[best] if best is not None else ""
     about = sorted(conflicts(wanted, set(unit.scope) if unit else set(), entities(text)))
-    pool = " ".join(x.text for x in evidence if not x.conflict).replace(",", "")
+    pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads]).replace(",", "")
     numbers_ok = all(n in pool for n in _NUMBER.findall(text.replace(",", "")))
     cited_ok = bool(cites) and all(c in labels for c in cites)
     problem = ""
@@ -113,9 +116,23 @@ def _check(
     elif not cited_ok:
         problem = "missing citation" if not cites else "cites a chunk that was not injected"
     return SentenceCheck(
-        shown, round(support, 4), unit.text if unit else "", cites, support >= min_support, cited_ok,
+        shown, round(support, 4), match, cites, support >= min_support, cited_ok,
         tuple(about), numbers_ok, problem,
     )  # fmt: skip
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _is_title(sentence: str, titles: set[str]) -> bool:
+    """An answer's title line ("Return window (a.md):", "From a.md:"): a heading of the evidence or
+    the source it names, ending with a colon. It frames the claims below it and is not one itself."""
+    text = strip_citations(sentence).strip()
+    if not text.endswith(":"):
+        return False
+    text = _plain(text[:-1])
+    return text in titles or (text.startswith("from ") and bool(cited_labels(f"({text[5:]})")))
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")

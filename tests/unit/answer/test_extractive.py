@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.answer.extractive import extractive_answer
+from core.answer.grounding import check
 from core.scoring import SentenceScorer
 from core.types import Fate, LedgerEntry
 
@@ -107,7 +108,7 @@ def test_procedure_is_complete_numbered_and_in_order(scorer: SentenceScorer) -> 
     assert "blinking red" not in text  # the troubleshooting bullets are another list
     shouted = [entry("guides/pairing.md", PAIRING.replace("## Steps", "## 2. PAIRING STEPS"))]
     text = ask("How do I pair the controller with a drone?", "procedural", scorer, shouted)
-    assert text.startswith("2. Pairing steps (guides/pairing.md):")  # not "2. pairing steps"
+    assert text.startswith("Pairing steps (guides/pairing.md):")  # "2. …" would render as a list
 
 
 MAINTENANCE = """# Kestrel controller maintenance
@@ -149,9 +150,16 @@ def test_a_lettered_list_comes_with_its_lead_in_and_keeps_its_letters(scorer: Se
     evidence = [entry("policies/returns.md", RETURNS)]
     text = ask("How do I return a drone for a refund?", "procedural", scorer, evidence)
     lines = [ln for ln in text.splitlines() if ln]
-    assert lines[1] == "Customers may return a drone within 30 days of delivery, provided that:"
+    assert (
+        lines[1]
+        == "Customers may return a drone within 30 days of delivery, provided that (policies/returns.md):"
+    )
     assert lines[2] == "- a) the drone has not been flown (policies/returns.md);"
     assert lines[3].startswith("- b) it is returned in its original case")
+    # grounding reads the title line as framing, not as a claim, and finds the lead-in in the source
+    g = check(text, evidence, scorer, "How do I return a drone for a refund?")
+    assert g is not None and g.score == 1.0, [(c.sentence, c.problem) for c in g.sentences]
+    assert [c.sentence.split()[0] for c in g.sentences] == ["Customers", "a)", "b)"]
 
 
 def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:
