@@ -376,9 +376,11 @@ def decision_tab(trace: dict[str, Any]) -> None:
 def _missing_context_line(trace: dict[str, Any]) -> str:
     """How the refusal was written (traces before version 4: the exact sentence, nothing recorded)."""
     if trace.get("related"):
-        line = "missing context `related`: the related-sources answer, still counted as a refusal"
+        line = (
+            "answered with the related sources (missing-context mode `related`), still counted as a refusal"
+        )
     else:
-        line = f"missing context `{trace.get('missing_context', 'refuse')}`: the exact refusal sentence"
+        line = f"answered with the exact refusal sentence (missing-context mode `{trace.get('missing_context', 'refuse')}`)"
     saved = trace.get("tokens_saved")
     if saved:
         line += f" · {saved:,} prompt tokens not sent (no LLM call)"

@@ -82,13 +82,20 @@ def decide(
     evidence = Check(
         "evidence",
         top_score is not None and context_tokens > 0,
-        f"{context_tokens} context tokens" + (f" ({far})" if far else ""),
+        (
+            f"{context_tokens} context tokens injected"
+            if context_tokens
+            else "no evidence injected (0 context tokens)"
+        )
+        + (f" ({far})" if far else ""),
     )
     similarity = _similarity_check(top_score, tau, overlap, min_overlap)
     thin = Check(
         "min_context",
         context_tokens >= min_tokens,
-        f"context tokens {context_tokens} {'≥' if context_tokens >= min_tokens else '<'} min {min_tokens}",
+        f"context tokens {context_tokens} {'≥' if context_tokens >= min_tokens else '<'} min {min_tokens}"
+        if min_tokens
+        else "no minimum context set",
     )
     checks = (evidence, similarity, thin)
     if not evidence.passed:

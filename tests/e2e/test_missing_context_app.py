@@ -35,7 +35,7 @@ def test_sidebar_switches_to_related_and_the_page_shows_it_as_a_refusal(sample_a
     chips = [t for t in texts(at) if t.startswith("Sources:")][-1]
     assert all(c["label"] in chips for c in trace["citations"]) and trace["citations"]
     decision = [t for t in texts(at) if "**Refused**" in t]
-    assert any("missing context `related`" in d for d in decision)
+    assert any("(missing-context mode `related`)" in d for d in decision)
     assert any(f"{strict['tokens_saved']:,} prompt tokens not sent" in d for d in decision)
 
 
