@@ -218,13 +218,20 @@ def comparison(
     if not found:
         return None
     values = max(found, key=lambda v: v[1])[0]  # the more relevant of the table and the sections
+    asked = question.lower().replace("-", "")
     lines, labels = [], []
-    for name, pairs in values.items():
+    # in the order the question names them ("the ArmX2 or the ArmX3": the ArmX2 first)
+    for name, pairs in sorted(values.items(), key=lambda kv: _first_mention(asked, kv[0])):
         text = "; ".join(v for v, _ in pairs)
         label = pairs[0][1]
         lines.append(f"- **{name}**: {cite(text, label)}")
         labels.extend(lab for _, lab in pairs)
     return "\n".join(lines), tuple(dict.fromkeys(labels))
+
+
+def _first_mention(asked: str, name: str) -> int:
+    at = asked.find(name.lower().replace("-", ""))
+    return at if at >= 0 else len(asked)
 
 
 def compared(wanted: frozenset[str]) -> frozenset[str]:

@@ -184,6 +184,9 @@ def test_comparison_gives_one_bullet_per_model_with_the_asked_values(scorer: Sen
 def test_comparative_adjective_finds_its_attribute(scorer: SentenceScorer) -> None:
     text = ask("Which is lighter, the K5 or the K7?", "comparison", scorer)
     assert "1.9 kg" in text and "2.6 kg" in text and "minutes" not in text
+    assert text.index("K5") < text.index("K7")
+    text = ask("Which is lighter, the K7 or the K5?", "comparison", scorer)  # the order asked
+    assert text.index("**K7**") < text.index("**K5**")
 
 
 def test_analytical_answer_draws_on_two_sources(scorer: SentenceScorer) -> None:
