@@ -192,7 +192,9 @@ def _steps(items: list[Scored]) -> str:
             break
         number = ordinal if ordinal is not None else n
         mark = "-" if ordinal is None and _LETTER.match(x.text) else f"{number}."
-        blocks[-1].append(f"{mark} {cite(x.text, x.label)}")  # "a) …" keeps its letter, not "1. a) …"
+        # the item as written: the title line already names the heading a lone item is qualified by
+        step = x.unit.text if x.unit.kind == "item" else x.text
+        blocks[-1].append(f"{mark} {cite(step, x.label)}")  # "a) …" keeps its letter, not "1. a) …"
         expected = ordinal + 1 if ordinal is not None else None
     else:
         if ordered[-1].condensed:  # its chunk was cut to fit: the list may go on

@@ -106,6 +106,11 @@ def test_procedure_is_complete_numbered_and_in_order(scorer: SentenceScorer) -> 
     assert [ln.split(".")[0] for ln in lines] == ["1", "2", "3", "4", "5"]
     assert "blue light" in lines[0] and "solid green" in lines[4]
     assert "blinking red" not in text  # the troubleshooting bullets are another list
+    k7 = PAIRING.replace("## Steps", "## Pairing the K7").replace("the drone's serial", "the K7's serial")
+    text = ask(
+        "How do I pair the controller with a K7?", "procedural", scorer, [entry("guides/pairing.md", k7)]
+    )
+    assert text.startswith("Pairing the K7 (guides/pairing.md):") and text.count("Pairing the K7") == 1
     shouted = [entry("guides/pairing.md", PAIRING.replace("## Steps", "## 2. PAIRING STEPS"))]
     text = ask("How do I pair the controller with a drone?", "procedural", scorer, shouted)
     assert text.startswith("Pairing steps (guides/pairing.md):")  # "2. …" would render as a list
