@@ -143,6 +143,18 @@ def passage(usable: Sequence[Scored]) -> list[Scored]:
             return units[lo : hi + 1]
 
 
+def trimmed(run: list[Scored], share: float) -> list[Scored]:
+    """The run without the units at either end that score under share × its best (the section's
+    "Contact support if …" before "To export the log, open …")."""
+    floor = share * max(x.score for x in run)
+    lo, hi = 0, len(run)
+    while lo < hi and run[lo].score < floor:
+        lo += 1
+    while hi > lo and run[hi - 1].score < floor:
+        hi -= 1
+    return run[lo:hi]
+
+
 def passages(usable: Sequence[Scored], parts: int) -> list[Scored]:
     """For a question of several parts, each part's passage (scored for that part), in the
     question's order, a unit another part's passage already holds not repeated."""

@@ -25,6 +25,7 @@ from core.types import LedgerEntry
 
 FACTUAL_FOLLOW = 0.6  # a factual answer's further units score at least this share of the best
 ELSEWHERE = 0.75  # … and, from another document than the best unit's, at least this share
+PROSE_END = 0.4  # a how-to's passage neither opens nor ends with a unit under this share of its best
 
 
 def extractive_answer(
@@ -89,7 +90,7 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
             return steps
         run = compose.passage(usable)  # no list answers it: the instructions around the best unit
         if run and max(usable, key=lambda x: x.score) in run:
-            return compose.units(run)
+            return compose.units(compose.trimmed(run, PROSE_END))
     if ev.query_type == "comparison":
         table = compose.comparison(usable, ev.question, ev.wanted)
         if table is not None:

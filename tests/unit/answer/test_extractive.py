@@ -124,19 +124,21 @@ MAINTENANCE = """# Kestrel controller maintenance
 2. Insert the card into the controller and hold the power button.
 3. Wait until the progress bar on the controller screen is full.
 
-## Flight logs
+## Contacting support
 
-Every flight is recorded in the controller's flight log. To export the flight log, open Menu > Logs > \
-Export on the controller and choose the microSD card. An export takes about a minute."""
+Contact support if a propeller cracks or a motor smells burnt. Have the serial number and a flight log \
+export ready. To export the flight log, open Menu > Logs > Export on the controller and choose the \
+microSD card."""
 
 
 def test_a_how_to_answered_in_prose_is_not_given_another_procedures_steps(scorer: SentenceScorer) -> None:
     """The only list here is about the firmware; the section that says how to export a log is prose,
-    and its sentences are given in document order."""
+    given in document order without its opening sentence about something else."""
     evidence = [entry("guides/maintenance.md", MAINTENANCE)]
     text = ask("How do I export the flight log from the controller?", "procedural", scorer, evidence)
     assert "Menu > Logs > Export" in text and "firmware" not in text and "1." not in text
-    assert text.index("Every flight") < text.index("To export") < text.index("about a minute")
+    assert text.index("Have the serial number") < text.index("To export")
+    assert "propeller" not in text  # "Contact support if …" scores under 0.4× the best: not the opening
 
 
 RETURNS = """# Kestrel returns
