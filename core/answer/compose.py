@@ -84,9 +84,11 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
 
     asked = {w[:5] for w in content_words(question)}
 
-    def covered(path: Sequence[str], texts: Sequence[str]) -> int:
-        """How many of the question's words (by their first five letters) a heading path and texts hold."""
-        return len(asked & {w[:5] for w in content_words(" ".join([*path, *texts]))})
+    def covered(path: Sequence[str], texts: Sequence[str], names: bool = True) -> int:
+        """How many of the question's words (by their first five letters) a heading path and texts
+        hold; names False: not counting the names it asks about (a procedure rarely repeats them)."""
+        words = content_words(" ".join([*path, *texts]))
+        return len(asked & {w[:5] for w in words if names or not entities(w)})
 
     candidates = [items for items in candidates if covered(items[0].unit.path, [x.text for x in items])]
     if not candidates:
@@ -102,7 +104,8 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
         and max(x.score for x in items) < PROSE_OVER_LIST * best.score
     ):
         prose = [x.text for x in usable if (x.source, x.unit.path) == section]
-        if covered(best.unit.path, prose) > covered(items[0].unit.path, [x.text for x in items]):
+        steps = [x.text for x in items]
+        if covered(best.unit.path, prose, names=False) > covered(items[0].unit.path, steps, names=False):
             return None  # prose elsewhere is clearly closer and says more of what is asked
     return _steps(items), (items[0].label,)
 

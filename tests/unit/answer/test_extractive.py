@@ -141,6 +141,26 @@ def test_a_how_to_answered_in_prose_is_not_given_another_procedures_steps(scorer
     assert "propeller" not in text  # "Contact support if …" scores under 0.4× the best: not the opening
 
 
+CALIBRATION = """# Compass calibration guide
+
+For the Kestrel K5 and K7 drones, compass calibration guide KC-11, revision 2.
+
+## Procedure
+
+1. Take the drone outdoors, away from metal and parked cars.
+2. Open the Compass screen on the controller.
+3. Rotate the drone horizontally until the first ring turns green.
+4. Rotate it nose-down until the second ring turns green."""
+
+
+def test_a_title_line_naming_the_model_does_not_displace_the_procedure(scorer: SentenceScorer) -> None:
+    """The subtitle names the asked model and the steps do not (a procedure rarely repeats the
+    model): the names the question asks about do not count towards the prose's coverage."""
+    evidence = [entry("guides/compass.md", CALIBRATION)]
+    text = ask("How do I calibrate the compass of a K7?", "procedural", scorer, evidence)
+    assert text.startswith("Procedure (guides/compass.md):") and "4. Rotate it nose-down" in text
+
+
 RETURNS = """# Kestrel returns
 
 ## Return window
