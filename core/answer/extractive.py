@@ -12,7 +12,6 @@ at least two sources. Every claim carries its (source); no source markup reaches
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 
 from core.answer import compose
@@ -61,12 +60,6 @@ def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse:
             others = sorted({o for x in ev.units for o in x.conflict})
             why = f"the injected evidence is about {', '.join(others)}, not what the question names"
         return Draft(refusal, (), True, why)
-    if asks_quantity(ev.question):  # "how many …?" is answered by a unit that states a quantity
-        counted = [x for x in usable if states_quantity(x.text)]
-        if not counted and may_refuse:
-            why = "the question asks how many or how much and no injected sentence states a quantity"
-            return Draft(refusal, (), True, why, max(x.score for x in usable))
-        usable = counted or usable
     best = max(x.score for x in usable)
     if may_refuse and best < min_score:
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
@@ -125,25 +118,6 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
     return compose.units(picked)
-
-
-_HOW_MANY = re.compile(r"\bhow (many|much)\b", re.I)
-_QUANTITY = re.compile(
-    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
-    r"|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|several|few"
-    r"|many|numerous|once|twice|single|double|triple)\b",
-    re.I,
-)
-
-
-def asks_quantity(question: str) -> bool:
-    return bool(_HOW_MANY.search(question))
-
-
-def states_quantity(text: str) -> bool:
-    """The text states an amount: a number, or a number word ("three", "a dozen", "several"); the
-    digit of a name ("K5", "ArmX2") is not one."""
-    return any(_QUANTITY.search(w) and not entities(w) for w in text.split())
 
 
 def _has_value(text: str) -> bool:

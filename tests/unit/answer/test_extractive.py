@@ -189,17 +189,6 @@ def test_a_lettered_list_comes_with_its_lead_in_and_keeps_its_letters(scorer: Se
     assert [c.sentence.split()[0] for c in g.sentences] == ["Customers", "a)", "b)"]
 
 
-def test_how_many_is_answered_by_a_quantity_or_refused(scorer: SentenceScorer) -> None:
-    rotors = "# Kestrel K5 rotors\n\nThe K5 rotor blades are made of carbon fibre and are easy to replace. "
-    counted = [entry("drones/rotors.md", rotors + "Each rotor carries two blades.")]
-    text = ask("How many blades does a K5 rotor have?", "factual", scorer, counted)
-    assert "Each rotor carries two blades" in text and "carbon fibre" not in text  # "K5" is no quantity
-    d = extractive_answer(
-        "How many blades does a K5 rotor have?", [entry("drones/rotors.md", rotors)], scorer, REFUSAL, 0.25
-    )
-    assert d.refused and "how many" in d.reason
-
-
 def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:
     cut = PAIRING.replace("3. Select the drone's serial number on the controller screen.\n", "")
     text = ask(
