@@ -21,11 +21,12 @@ def cite(sentence: str, label: str) -> str:
 
 
 _CITE = re.compile(r"\(([^()]+?\.(?:md|markdown|txt|pdf|html?)(?: p\.\d+)?)\)", re.I)
+_CITE_SPACED = re.compile(r"\s*" + _CITE.pattern, re.I)  # with the space before it ("unused (a.md);")
 
 
 def strip_citations(text: str) -> str:
     """The text without its (source) citations."""
-    return re.sub(r"\s+([.!?;,:])", r"\1", _CITE.sub("", text)).strip()
+    return re.sub(r"\s+([.!?])", r"\1", _CITE_SPACED.sub("", text)).strip()
 
 
 def cited_labels(text: str) -> list[str]:

@@ -150,6 +150,8 @@ def trimmed(run: list[Scored], share: float) -> list[Scored]:
     """The run without the units at either end that score under share × its best (the section's
     "Contact support if …" before "To export the log, open …")."""
     floor = share * max(x.score for x in run)
+    if floor <= 0:  # no positive best to measure the ends against
+        return run
     lo, hi = 0, len(run)
     while lo < hi and run[lo].score < floor:
         lo += 1
@@ -173,7 +175,7 @@ def _key(x: Scored) -> int | str:
     return x.unit.ordinal if x.unit.ordinal is not None else x.text
 
 
-_SECTION_NUMBER = re.compile(r"^\s*(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}[.)]|[A-Z][.)])\s+(?=\S)")
+_SECTION_NUMBER = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\S)")  # "2. Return window", not "2.4 GHz radio"
 
 
 def title_of(heading: str) -> str:
@@ -192,8 +194,10 @@ def _steps(items: list[Scored]) -> str:
     first = ordered[0]
     heading = title_of(first.unit.path[-1]) if first.unit.path else ""
     blocks: list[list[str]] = [[f"{heading} ({first.label}):" if heading else f"From {first.label}:"]]
-    if first.lead:  # "Customers may return … within 30 days …, provided that:" holds conditions
-        blocks.append([cite(first.lead, first.label)])
+    if first.lead and all(x.lead == first.lead for x in ordered):  # one list, one lead-in: it holds
+        blocks.append(
+            [cite(first.lead, first.label)]
+        )  # its conditions ("… within 30 days …, provided that:")
     blocks.append([])
     words = 0
     expected = first.unit.ordinal
@@ -201,14 +205,13 @@ def _steps(items: list[Scored]) -> str:
         ordinal = x.unit.ordinal
         if ordinal is not None and expected is not None and ordinal > expected:
             blocks += [["…"], []]  # steps the injected evidence does not hold
-        words += len(x.text.split())
+        step = x.unit.text  # as written: the title line already names the heading an item is qualified by
+        words += len(step.split())
         if words > STEP_WORDS_LIMIT:
             blocks.append([f"… (the remaining steps are in {first.label})"])
             break
         number = ordinal if ordinal is not None else n
-        mark = "-" if ordinal is None and _LETTER.match(x.text) else f"{number}."
-        # the item as written: the title line already names the heading a lone item is qualified by
-        step = x.unit.text if x.unit.kind == "item" else x.text
+        mark = "-" if ordinal is None and _LETTER.match(step) else f"{number}."
         blocks[-1].append(f"{mark} {cite(step, x.label)}")  # "a) …" keeps its letter, not "1. a) …"
         expected = ordinal + 1 if ordinal is not None else None
     else:
@@ -247,8 +250,10 @@ def comparison(
 
 
 def _first_mention(asked: str, name: str) -> int:
-    at = asked.find(name.lower().replace("-", ""))
-    return at if at >= 0 else len(asked)
+    """Where the (lower-cased, unhyphenated) question first names an entity, as a whole word ("K5"
+    is not found in "K50"); after every named one when it does not."""
+    found = re.search(rf"(?<!\w){re.escape(name.lower().replace('-', ''))}(?!\w)", asked)
+    return found.start() if found else len(asked)
 
 
 def compared(wanted: frozenset[str]) -> frozenset[str]:

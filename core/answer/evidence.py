@@ -119,6 +119,8 @@ def _lead_in(parsed: Sequence[Unit], i: int) -> str:
     before = parsed[first - 1] if first > 0 else None
     if before is None or before.kind != "sentence" or not before.text.endswith(":"):
         return ""
+    if before.path != parsed[i].path:  # the last line of the section before is not this list's
+        return ""
     return before.text
 
 

@@ -98,7 +98,7 @@ def _check(
     text = strip_citations(shown) or shown
     cites = tuple(cited_labels(s))
     texts = [x.unit.text if x.unit.kind == "item" else x.text for x in evidence]
-    leads = list(dict.fromkeys(x.lead for x in evidence if x.lead))  # a list's lead-in, quoted whole
+    leads = list(dict.fromkeys(x.lead for x in evidence if x.lead and not x.conflict))  # quoted whole
     support, best = _best_support(text, texts + leads, scorer, shortlist)
     unit = evidence[best] if best is not None and best < len(evidence) else None
     match = (texts + leads)[best] if best is not None else ""

@@ -82,12 +82,9 @@ def decide(
     evidence = Check(
         "evidence",
         top_score is not None and context_tokens > 0,
-        (
-            f"{context_tokens} context tokens injected"
-            if context_tokens
-            else "no evidence injected (0 context tokens)"
-        )
-        + (f" ({far})" if far else ""),
+        f"{context_tokens} context tokens injected"
+        if context_tokens
+        else f"no evidence injected (0 context tokens{'; ' + far if far else ''})",
     )
     similarity = _similarity_check(top_score, tau, overlap, min_overlap)
     thin = Check(

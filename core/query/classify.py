@@ -25,10 +25,10 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
             r"|contrast|better|worse|faster|slower|cheaper|heavier|lighter|stronger|larger|smaller"
             r"|more .{1,30} than|less .{1,30} than|prefer|choose between|which (one|is|should)"
             r"|similarities|similar to|same as|outperform|advantages? of .+ over|different (from|than)"
-            r"|changed? between .+ and|(pick|choose|buy|take|get) (the |a |an )?[\w-]+ or"
-            # "Which has the longer warranty, …?", "Which arm needs less floor space?"
-            r"|which\b.{0,40}\b(longer|shorter|higher|lower|bigger|greater|wider|newer|older|quieter"
-            r"|louder|safer|easier|harder|more|less|fewer))\b",
+            r"|changed between .+ and|(pick|choose|buy) (the |a |an )?[\w-]+ or"
+            # a comparative after "which" with a choice: "Which has the longer warranty, A or B?"
+            r"|which\b[^?]{0,40}\b(longer|shorter|higher|lower|bigger|greater|wider|newer|older|quieter"
+            r"|louder|safer|easier|harder|more|less|fewer)\b[^?]*\bor)\b",
             re.I,
         ),
     ),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.answer.compose import title_of
+from core.answer.evidence import score_units
 from core.answer.extractive import extractive_answer
 from core.answer.grounding import check
 from core.scoring import SentenceScorer
@@ -114,6 +116,7 @@ def test_procedure_is_complete_numbered_and_in_order(scorer: SentenceScorer) -> 
     shouted = [entry("guides/pairing.md", PAIRING.replace("## Steps", "## 2. PAIRING STEPS"))]
     text = ask("How do I pair the controller with a drone?", "procedural", scorer, shouted)
     assert text.startswith("Pairing steps (guides/pairing.md):")  # "2. …" would render as a list
+    assert title_of("2.4 GHz radio settings") == "2.4 GHz radio settings"  # a number, not a section's
 
 
 MAINTENANCE = """# Kestrel controller maintenance
@@ -187,6 +190,28 @@ def test_a_lettered_list_comes_with_its_lead_in_and_keeps_its_letters(scorer: Se
     g = check(text, evidence, scorer, "How do I return a drone for a refund?")
     assert g is not None and g.score == 1.0, [(c.sentence, c.problem) for c in g.sentences]
     assert [c.sentence.split()[0] for c in g.sentences] == ["Customers", "a)", "b)"]
+
+
+def test_a_lead_in_belongs_to_its_own_list_only(scorer: SentenceScorer) -> None:
+    """Two lists under one heading are not shown under the first one's lead-in, a lettered item
+    under a heading naming the model keeps its letter, and the last line of the section before
+    is no list's lead-in."""
+    two = RETURNS.replace(
+        "Returns after 30 days are refused.",
+        "Returns are refused when:\n\n- c) the case is missing;\n- d) the drone was crashed.",
+    )
+    text = ask(
+        "How do I return a drone for a refund?", "procedural", scorer, [entry("policies/returns.md", two)]
+    )
+    assert "provided that" not in text and "- a) the drone has not been flown" in text
+    k7 = RETURNS.replace("## Return window", "## K7 return window")
+    text = ask("How do I return a K7 for a refund?", "procedural", scorer, [entry("policies/returns.md", k7)])
+    assert "- a) the drone has not been flown" in text and "1. a)" not in text
+    before = (
+        "# Kestrel returns\n\n## Shipping\n\nShip it to:\n\n## Conditions\n\n- a) unused;\n- b) in its case."
+    )
+    leads = {x.lead for x in score_units("How do I return it?", [entry("p/r.md", before)], scorer).units}
+    assert leads == {""}
 
 
 def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:

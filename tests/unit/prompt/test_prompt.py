@@ -67,7 +67,7 @@ def test_refusal_rule_both_ways() -> None:
     assert (
         far.refused and far.reason == "no passage is close to the question: best score 0.095 < minimum 0.10"
     )
-    assert far.checks[0].detail == "no evidence injected (0 context tokens) (best score 0.095 < minimum 0.10)"
+    assert far.checks[0].detail == "no evidence injected (0 context tokens; best score 0.095 < minimum 0.10)"
     # with no minimum set, the check says so rather than "context tokens 0 ≥ min 0" beside the refusal
     assert far.checks[2].passed and far.checks[2].detail == "no minimum context set"
     assert decide(0.6, 40, 0.3, 80).checks[2].detail == "context tokens 40 < min 80"

@@ -33,6 +33,9 @@ def test_each_type_recognised() -> None:
     assert classify_offline("How is mode A different from mode B?") == "comparison"
     assert classify_offline("Why does the K7 fly longer than the K5?") == "analytical"
     assert classify_offline("Which controller pairs with the K7?") == "factual"
+    assert classify_offline("Which settings are no longer supported in 4.2?") == "factual"  # no choice
+    assert classify_offline("Does a repair take 3 or 5 business days?") == "factual"
+    assert classify_offline("How do I get a refund or a replacement?") == "procedural"
 
 
 def _settings(tmp_path: Path, url: str) -> Settings:
