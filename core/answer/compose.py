@@ -194,10 +194,9 @@ def _steps(items: list[Scored]) -> str:
     first = ordered[0]
     heading = title_of(first.unit.path[-1]) if first.unit.path else ""
     blocks: list[list[str]] = [[f"{heading} ({first.label}):" if heading else f"From {first.label}:"]]
-    if first.lead and all(x.lead == first.lead for x in ordered):  # one list, one lead-in: it holds
-        blocks.append(
-            [cite(first.lead, first.label)]
-        )  # its conditions ("… within 30 days …, provided that:")
+    # one list's lead-in holds its conditions ("… within 30 days …, provided that:")
+    if first.lead and all(x.lead == first.lead for x in ordered):
+        blocks.append([cite(first.lead, first.label)])
     blocks.append([])
     words = 0
     expected = first.unit.ordinal

@@ -85,24 +85,26 @@ def check(
     if not sentences:
         return None
     wanted = question_entities(question)
-    checks = [_check(s, evidence, labels, wanted, scorer, min_support, shortlist) for s in sentences]
+    # what a sentence can be supported by: each unit as the answer quotes it, and each list's lead-in
+    leads = list(dict.fromkeys(x.lead for x in evidence if x.lead and not x.conflict))
+    texts = [x.unit.text if x.unit.kind == "item" else x.text for x in evidence] + leads
+    checks = [_check(s, evidence, texts, labels, wanted, scorer, min_support, shortlist) for s in sentences]
     good = sum(1 for c in checks if c.ok)
     return Grounding(tuple(checks), good / len(checks))
 
 
 def _check(
-    s: str, evidence: list[Scored], labels: set[str], wanted: set[str], scorer: SentenceScorer,
-    min_support: float, shortlist: int,
+    s: str, evidence: list[Scored], texts: list[str], labels: set[str], wanted: set[str],
+    scorer: SentenceScorer, min_support: float, shortlist: int,
 ) -> SentenceCheck:  # fmt: skip
     shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
     text = strip_citations(shown) or shown
     cites = tuple(cited_labels(s))
-    texts = [x.unit.text if x.unit.kind == "item" else x.text for x in evidence]
-    leads = list(dict.fromkeys(x.lead for x in evidence if x.lead and not x.conflict))  # quoted whole
-    support, best = _best_support(text, texts + leads, scorer, shortlist)
-    unit = evidence[best] if best is not None and best < len(evidence) else None
-    match = (texts + leads)[best] if best is not None else ""
+    support, best = _best_support(text, texts, scorer, shortlist)
+    unit = evidence[best] if best is not None and best < len(evidence) else None  # a lead-in: no unit
+    match = texts[best] if best is not None else ""
     about = sorted(conflicts(wanted, set(unit.scope) if unit else set(), entities(text)))
+    leads = texts[len(evidence) :]
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads]).replace(",", "")
     numbers_ok = all(n in pool for n in _NUMBER.findall(text.replace(",", "")))
     cited_ok = bool(cites) and all(c in labels for c in cites)
