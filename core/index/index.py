@@ -116,6 +116,11 @@ class Index:
         got = self._records([cid for cid, _ in near])
         return [dataclasses.replace(got[cid], distance=dist) for cid, dist in near if cid in got]
 
+    def nearest(self, embedding: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The k nearest chunks' ids with their cosine distances, nearest first, without their
+        records (a hybrid search reads only the records of the ids fusion keeps)."""
+        return self.vectors.nearest(embedding, k)
+
     def get(self, ids: Sequence[str]) -> list[StoredVector]:
         """The stored chunks with these ids, in that order (missing ids are left out)."""
         got = self._records(ids)

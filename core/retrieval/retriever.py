@@ -7,6 +7,7 @@ mode; the fused order is the candidates' order, and each carries its dense and l
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from collections.abc import Mapping, Sequence
@@ -62,8 +63,8 @@ class Retriever:
         pending = None
         if mode != "dense":
             # the lexical search (in memory, a few ms at 100k) runs on the other core while the
-            # query is embedded (ONNX Runtime releases the GIL). Only the fused ids the dense list
-            # lacks are read afterwards, from the local record copies (core/index/records.py)
+            # query is embedded (ONNX Runtime releases the GIL). Only the records of the ids fusion
+            # keeps are read afterwards, from the local copies (core/index/records.py)
             pending = self._lexical_pool().submit(self.index.search_lexical, question, _lexical_k(mode, k))
         q = self.embed_query(question) if query_vector is None else query_vector
         if pending is None:
@@ -72,29 +73,37 @@ class Retriever:
         if mode == "lexical":
             lexical = pending.result()
             return self._fetch(
-                [cid for cid, _ in lexical], q, {}, {cid: r for r, (cid, _) in enumerate(lexical, 1)}
+                [cid for cid, _ in lexical], q, {cid: r for r, (cid, _) in enumerate(lexical, 1)}
             )[:k]
-        dense = _candidates(self.index.query(q, k * 2, follow=False), q)  # the lexical search follows
+        # fusion needs only the ids: the records are read for the ids it keeps, not for all 2k
+        dense = self.index.nearest(q, k * 2)  # the lexical search follows (server mode)
         lexical = pending.result()
-        dense_rank = {c.chunk.id: r for r, c in enumerate(dense, 1)}
+        dense_rank = {cid: r for r, (cid, _) in enumerate(dense, 1)}
         lex_rank = {cid: r for r, (cid, _) in enumerate(lexical, 1)}
-        fused = rrf([list(dense_rank), list(lex_rank)], rrf_k)[:k]
-        known = {c.chunk.id: c for c in dense}
-        return self._fetch(fused, q, known, lex_rank, dense_rank)
+        distance = dict(dense)
+        fused = rrf([list(dense_rank), list(lex_rank)], rrf_k)
+        out: list[Candidate] = []
+        at = 0
+        while len(out) < k and at < len(fused):  # more than k ids only when one has no record any more
+            ids = fused[at : at + k - len(out)]
+            at += len(ids)
+            out += self._fetch(ids, q, lex_rank, dense_rank, distance)
+        return out
 
     def _fetch(
         self,
         ids: Sequence[str],
         q: np.ndarray,
-        known: Mapping[str, Candidate],
         lex_rank: Mapping[str, int],
         dense_rank: Mapping[str, int] | None = None,
+        distance: Mapping[str, float] | None = None,
     ) -> list[Candidate]:
-        missing = [i for i in ids if i not in known]
-        got: dict[str, Candidate] = dict(known)
-        if missing:
-            for c in _candidates(self.index.get(missing), q):
-                got[c.chunk.id] = c
+        """The candidates of these ids in this order (an id without a record is left out); a
+        dense hit is scored by Chroma's distance, as a dense query's record carries it."""
+        rows = self.index.get(ids) if ids else []
+        if distance:
+            rows = [dataclasses.replace(r, distance=distance.get(r.chunk.id)) for r in rows]
+        got = {c.chunk.id: c for c in _candidates(rows, q)}
         out = []
         for cid in ids:
             c = got.get(cid)

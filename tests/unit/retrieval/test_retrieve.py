@@ -131,6 +131,37 @@ def test_hybrid_scores_are_dense_similarities_too(retriever: Retriever, resource
     assert len({c.chunk.id for c in found}) == len(found)
 
 
+def test_hybrid_reads_only_the_records_fusion_keeps(
+    retriever: Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fusion ranks ids; only the kept ids' records are read (not all 2k dense hits), and a kept
+    id whose record is gone makes room for the next fused id."""
+    question = "How do I clear error E-104 on the ArmX2?"
+    expected = [c.chunk.id for c in retriever.search(question, 4, mode="hybrid")]
+    index = retriever.index
+    read: list[list[str]] = []
+    real_get = index.get
+
+    def counting_get(ids: list[str]) -> list:
+        read.append(list(ids))
+        return real_get(ids)
+
+    monkeypatch.setattr(index, "get", counting_get)
+    monkeypatch.setattr(
+        index, "query", lambda *a, **kw: pytest.fail("hybrid read records of every dense hit")
+    )
+    assert [c.chunk.id for c in retriever.search(question, 4, mode="hybrid")] == expected
+    assert read == [expected]
+
+    gone = expected[1]
+    read.clear()
+    monkeypatch.setattr(index, "get", lambda ids: [v for v in counting_get(ids) if v.chunk.id != gone])
+    again = [c.chunk.id for c in retriever.search(question, 4, mode="hybrid")]
+    assert len(again) == 4 and gone not in again
+    assert again[:3] == [cid for cid in expected if cid != gone]
+    assert len(read) == 2 and read[1] == again[3:]
+
+
 def test_candidates_carry_chunk_metadata(retriever: Retriever) -> None:
     [top] = retriever.search("Which performance level are the safety functions rated?", 1, "dense")
     meta = top.chunk.metadata
