@@ -30,6 +30,15 @@ _STEPS_HEADING = re.compile(
 )  # an answer's steps stop here, with a pointer to the rest
 
 
+POINTER = re.compile(r"^…\s\((?:the .+?) (?:is|are) in (\S.*)\)$")  # pointer(): group 1 is the label
+
+
+def pointer(what: str, label: str) -> str:
+    """A line saying where the rest of an answer is ("… (the remaining steps are in a.md)"): it
+    frames the answer, it claims nothing (grounding skips it; POINTER reads it back)."""
+    return f"… ({what} in {label})"
+
+
 _LETTER = re.compile(r"^\(?[a-zA-Z]\)\s")  # a lettered item: "a) …", "(b) …"
 
 # a question that asks for a reason, and a heading that gives one ("Why we charge a restocking fee")
@@ -207,7 +216,7 @@ def _steps(items: list[Scored]) -> str:
         step = x.unit.text  # as written: the title line already names the heading an item is qualified by
         words += len(step.split())
         if words > STEP_WORDS_LIMIT:
-            blocks.append([f"… (the remaining steps are in {first.label})"])
+            blocks.append([pointer("the remaining steps are", first.label)])
             break
         number = ordinal if ordinal is not None else n
         mark = "-" if ordinal is None and _LETTER.match(step) else f"{number}."
@@ -215,7 +224,7 @@ def _steps(items: list[Scored]) -> str:
         expected = ordinal + 1 if ordinal is not None else None
     else:
         if ordered[-1].condensed:  # its chunk was cut to fit: the list may go on
-            blocks.append([f"… (the full procedure is in {first.label})"])
+            blocks.append([pointer("the full procedure is", first.label)])
     return "\n\n".join("\n".join(b) for b in blocks if b)
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from core.answer.citations import cited_labels, strip_citations
-from core.answer.compose import title_of
+from core.answer.compose import POINTER, title_of
 from core.answer.evidence import Scored, score_units
 from core.context.knowledge import citation_label
 from core.query.entities import conflicts, entities, question_entities
@@ -81,7 +81,7 @@ def check(
     labels = {citation_label(e.source, e.page) for e in injected} | {e.source for e in injected}
     evidence = [x for x in score_units(question, injected, scorer).units] if injected else []
     titles = {_plain(title_of(h)) for x in evidence for h in x.unit.path}
-    sentences = [s for s in _answer_sentences(answer) if not _is_title(s, titles)]
+    sentences = [s for s in _answer_sentences(answer) if not _is_framing(s, titles, labels)]
     if not sentences:
         return None
     wanted = question_entities(question)
@@ -127,9 +127,13 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _is_title(sentence: str, titles: set[str]) -> bool:
+def _is_framing(sentence: str, titles: set[str], labels: set[str]) -> bool:
     """An answer's title line ("Return window (a.md):", "From a.md:"): a heading of the evidence or
-    the source it names, ending with a colon. It frames the claims below it and is not one itself."""
+    the source it names, ending with a colon; or its pointer to an injected source for the rest
+    ("… (the full procedure is in a.md)"). It frames the claims and is not one itself."""
+    m = POINTER.match(sentence.strip())
+    if m:
+        return m.group(1) in labels
     text = strip_citations(sentence).strip()
     if not text.endswith(":"):
         return False

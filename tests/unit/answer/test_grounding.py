@@ -89,3 +89,14 @@ def test_a_number_missing_from_the_evidence_is_flagged(resources) -> None:  # no
     scorer = SentenceScorer(resources.embedder)
     g = check("The Z10 pump weighs 11 kg (catalog/z10.md).", PUMPS, scorer, "How heavy is the Z10 pump?")
     assert g is not None and not g.sentences[0].numbers_ok and not g.sentences[0].ok
+
+
+def test_a_pointer_to_the_rest_of_an_injected_source_is_framing(resources) -> None:  # noqa: ANN001
+    """A pointer ("… (the full procedure is in a.md)") says where the rest is; it is not checked
+    as a claim, unless it points at a source that was not injected."""
+    scorer = SentenceScorer(resources.embedder)
+    steps = "1. The ArmX3 has a rated payload of 12 kg (products/arm-x3.md).\n\n"
+    g = check(steps + "… (the full procedure is in products/arm-x3.md)", EVIDENCE, scorer)
+    assert g is not None and g.score == 1.0 and len(g.sentences) == 1
+    g = check(steps + "… (the remaining steps are in support/faq.md)", EVIDENCE, scorer)
+    assert g is not None and g.score == 0.5 and not g.sentences[1].ok
