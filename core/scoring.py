@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.embed import Embedder
+from core.stems import STEMMER
 from core.text import content_words
 
 
@@ -54,9 +55,8 @@ class SentenceScorer:
         return self.vectors(sentences) @ query
 
     def _question_parts(self, question: str) -> tuple[np.ndarray, frozenset[str]]:
-        return self.embedder.static_rows(self.embedder.word_pieces([question]))[0], frozenset(
-            content_words(question)
-        )
+        vec = self.embedder.static_rows(self.embedder.word_pieces([question]))[0]
+        return vec, STEMMER.stem_set(content_words(question))
 
     def relevance(
         self,
@@ -68,14 +68,17 @@ class SentenceScorer:
         pieces when they are known, e.g. stored at ingest; core/prepared.py).
 
         0.5 × cosine of static word-piece embeddings + 0.5 × share of the question's content
-        words present. On 300 SQuAD questions the top sentence held the answer for 84% with
-        this score, 78% with full-model cosine alone, at ~1% of the cost."""
+        words present, compared by their stems (core/stems.py: "invented" meets "invention").
+        On 300 SQuAD questions the top sentence held the answer for 84% with this score (before
+        stems), 78% with full-model cosine alone, at ~1% of the cost; over the top-8 candidates of
+        500 SQuAD questions the best sentence held it for 68.1% with whole words, 70.8% with stems."""
         if not sentences:
             return np.zeros(0, dtype=np.float32)
         rows = self.embedder.word_pieces(sentences) if pieces is None else pieces
         qvec, q = self._question(question)
         cos = self.embedder.static_rows(rows) @ qvec
         lex = np.array(
-            [len(q & content_words(s)) / len(q) if q else 0.0 for s in sentences], dtype=np.float32
+            [len(q & STEMMER.stem_set(content_words(s))) / len(q) if q else 0.0 for s in sentences],
+            dtype=np.float32,
         )
         return 0.5 * cos + 0.5 * lex

@@ -32,37 +32,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.stems import STEMMER
+
 K1 = 1.2
 B = 0.75
 _REBUILD_SHARE = 0.2  # rebuild when appended + removed rows exceed this share of the base
 _PIECE = re.compile(r"\w+")
-_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match core.index.lexical.SCHEMA
-
-
-class Stemmer:
-    """Whitespace-separated pieces of text → FTS5 terms, through an in-memory FTS5 table."""
-
-    def __init__(self) -> None:
-        self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        self._conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(w, tokenize='{_TOKENIZER}')")
-        self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
-        self._known: dict[str, tuple[str, ...]] = {}
-        self._lock = threading.Lock()
-
-    def terms(self, pieces: Iterable[str]) -> dict[str, tuple[str, ...]]:
-        """Each piece's FTS5 terms in order (empty for punctuation alone)."""
-        wanted = list(dict.fromkeys(pieces))
-        with self._lock:
-            new = [p for p in wanted if p not in self._known]
-            if new:
-                self._conn.execute("DELETE FROM t")
-                self._conn.executemany("INSERT INTO t(rowid, w) VALUES (?, ?)", enumerate(new))
-                found: dict[int, list[tuple[int, str]]] = {}
-                for doc, offset, term in self._conn.execute("SELECT doc, offset, term FROM v"):
-                    found.setdefault(doc, []).append((offset, term))
-                for i, p in enumerate(new):
-                    self._known[p] = tuple(t for _, t in sorted(found.get(i, ())))
-            return {p: self._known[p] for p in wanted}
 
 
 @dataclass
@@ -112,7 +87,7 @@ class MemoryBM25:
     """FTS5's bm25 ranking of the lexical rows, held in memory (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._stemmer = Stemmer()
+        self._stemmer = STEMMER
         self._state = _State()
         self._lock = threading.Lock()
 

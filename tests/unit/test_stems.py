@@ -1,0 +1,32 @@
+"""Stems: the lexical index's porter terms, and the sentence scorer matching words by them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.scoring import SentenceScorer
+from core.stems import STEMMER, Stemmer
+
+
+def test_stems_are_the_index_terms() -> None:
+    s = Stemmer()
+    got = s.terms(["invented", "Invention", "engines", "E-412", "..."])
+    assert got["invented"] == got["Invention"] == ("invent",)
+    assert got["engines"] == ("engin",)
+    assert got["E-412"] == ("e", "412") and got["..."] == ()
+    assert s.stem_set(["invented", "inventions", "engine"]) == {"invent", "engin"}
+    assert STEMMER.terms(["running"]) == {"running": ("run",)}
+
+
+def test_relevance_matches_question_words_by_stem(resources) -> None:  # noqa: ANN001
+    """The word-overlap half counts "invented" in "inventions" and "engines" in "engine"."""
+    scorer = SentenceScorer(resources.embedder)
+    emb = resources.embedder
+    question, sentence = "Who invented the engines?", "Her inventions included an engine."
+    [got] = scorer.relevance([sentence], question)
+    qv, sv = emb.static_rows(emb.word_pieces([question, sentence]))
+    cos = float(np.dot(sv, qv))
+    assert got == pytest.approx(0.5 * cos + 0.5 * 1.0, abs=1e-5)
+    [none] = scorer.relevance(["The weather was mild."], question)
+    assert none < got
