@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     follow_interval_s: float = Field(default=30.0, ge=0.0)
     rrf_k: int = Field(default=60, ge=1)
     # the order evidence competes for the budget in: the retrieval (fused) rank, or dense score
-    evidence_order: Literal["rank", "score"] = "rank"
+    evidence_order: Literal["rank", "score", "relevance"] = "relevance"
 
     # context engineering
     knowledge_budget: int = Field(default=700, ge=16)

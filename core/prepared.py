@@ -3,7 +3,8 @@ r"""What the budget needs of a chunk, computed once when the chunk is stored (is
 Per chunk, of its text as injected (defused): the sentences as `split_sentences` gives them; each
 sentence's cl100k count in the four ways an extract can join it (alone, after a space, before a
 line break, both); the whole text's count before the entry's closing line break; and each
-sentence's word pieces (the static vectors relevance ranks an overflowing chunk's sentences by).
+sentence's word pieces (the static vectors relevance ranks an overflowing chunk's sentences by)
+and its content words' stems (the word overlap relevance and the evidence order read).
 Ingest attaches it to the chunks it embeds and the record copy keeps it (core/index/records.py);
 a chunk read without one (a store indexed before it, a follower's copy) gets it computed here.
 
@@ -25,10 +26,11 @@ import numpy as np
 
 from core.embed.protocol import Embedder
 from core.shield.defuse import DEFUSE_VERSION
-from core.text import split_sentences
+from core.stems import STEMMER
+from core.text import content_words, split_sentences
 from core.tokens import TiktokenCounter
 
-VERSION = 1
+VERSION = 2  # 2: the sentences' stems (bump when core.text's content words or the stemmer change)
 # what the stored text-derived parts depend on: this module and the defusing of the text
 TEXT_VERSION = f"{VERSION}.{DEFUSE_VERSION}"
 
@@ -41,6 +43,7 @@ class Prepared:
     counts: tuple[tuple[int, int, int, int], ...]
     whole: int  # count(text + "\n")
     pieces: tuple[tuple[int, ...], ...]  # per sentence: the embedder's word-piece ids
+    stems: tuple[frozenset[str], ...] = ()  # per sentence: its content words' stems (core/stems.py)
 
     def cost(self, i: int, spaced: bool, broken: bool) -> int:
         """Sentence i's tokens after a space (spaced) and before a line break (broken)."""
@@ -67,15 +70,17 @@ class Preparer:
         n = self.counter.count_many([*forms, text + "\n"])
         counts = tuple(tuple(n[i : i + 4]) for i in range(0, len(forms), 4))
         pieces = tuple(tuple(p) for p in self._embedder().word_pieces(sentences))
-        return Prepared(self.key, sentences, counts, n[-1], pieces)  # type: ignore[arg-type]
+        stems = tuple(STEMMER.stem_set(content_words(s)) for s in sentences)
+        return Prepared(self.key, sentences, counts, n[-1], pieces, stems)  # type: ignore[arg-type]
 
     def usable(self, p: Prepared | None) -> bool:
         return p is not None and p.key == self.key
 
 
 def text_current(p: Prepared | None) -> bool:
-    """p's sentences are those of the text as injected today (same version, same defusing)."""
-    return p is not None and p.key.split("|", 1)[0] == TEXT_VERSION
+    """p's sentences (and their stems) are those of the text as injected today (same version,
+    same defusing)."""
+    return p is not None and p.key.split("|", 1)[0] == TEXT_VERSION and len(p.stems) == len(p.sentences)
 
 
 def dumps(p: Prepared) -> str:
@@ -89,6 +94,7 @@ def dumps(p: Prepared) -> str:
             "w": p.whole,
             "n": [len(row) for row in p.pieces],
             "p": base64.b64encode(flat.tobytes()).decode("ascii"),
+            "t": [sorted(x) for x in p.stems],
         },
         separators=(",", ":"),
         ensure_ascii=False,
@@ -112,6 +118,7 @@ def loads(text: str | None) -> Prepared | None:
             tuple(tuple(c) for c in d["c"]),
             int(d["w"]),
             tuple(pieces),
+            tuple(frozenset(x) for x in d.get("t", ())),
         )
     except (ValueError, KeyError, TypeError):
         return None

@@ -63,9 +63,11 @@ class SentenceScorer:
         sentences: Sequence[str],
         question: str,
         pieces: Sequence[Sequence[int]] | None = None,
+        stems: Sequence[frozenset[str]] | None = None,
     ) -> np.ndarray:
-        """Fast relevance of sentences to a question, in [0, 1]-ish (pieces: the sentences' word
-        pieces when they are known, e.g. stored at ingest; core/prepared.py).
+        """Fast relevance of sentences to a question, in [0, 1]-ish (pieces and stems: the
+        sentences' word pieces and stems when they are known, e.g. stored at ingest;
+        core/prepared.py).
 
         0.5 × cosine of static word-piece embeddings + 0.5 × share of the question's content
         words present, compared by their stems (core/stems.py: "invented" meets "invention").
@@ -75,10 +77,24 @@ class SentenceScorer:
         if not sentences:
             return np.zeros(0, dtype=np.float32)
         rows = self.embedder.word_pieces(sentences) if pieces is None else pieces
-        qvec, q = self._question(question)
+        qvec = self._question(question)[0]
         cos = self.embedder.static_rows(rows) @ qvec
-        lex = np.array(
-            [len(q & STEMMER.stem_set(content_words(s))) / len(q) if q else 0.0 for s in sentences],
-            dtype=np.float32,
-        )
-        return 0.5 * cos + 0.5 * lex
+        return 0.5 * cos + 0.5 * self.overlap(sentences, question, stems=stems)
+
+    def overlap(
+        self,
+        sentences: Sequence[str],
+        question: str,
+        context: str = "",
+        stems: Sequence[frozenset[str]] | None = None,
+    ) -> np.ndarray:
+        """Share of the question's content words (by stem) in each sentence, read with the words
+        of context (e.g. the heading a list item stands under); stems: the sentences' stems when
+        they are known."""
+        q = self._question(question)[1]
+        if not q:
+            return np.zeros(len(sentences), dtype=np.float32)
+        if stems is None:
+            stems = [STEMMER.stem_set(content_words(s)) for s in sentences]
+        extra = STEMMER.stem_set(content_words(context)) & q if context else frozenset()
+        return np.array([len(q & (x | extra)) / len(q) for x in stems], dtype=np.float32)

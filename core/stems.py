@@ -43,7 +43,12 @@ class Stemmer:
 
     def stem_set(self, words: Iterable[str]) -> frozenset[str]:
         """The terms of these words, as one set."""
-        return frozenset(t for ts in self.terms(words).values() for t in ts)
+        words = list(words)
+        known = self._known
+        try:  # the usual case: every word seen before
+            return frozenset(t for w in words for t in known[w])
+        except KeyError:
+            return frozenset(t for ts in self.terms(words).values() for t in ts)
 
 
 STEMMER = Stemmer()  # one per process: a word's stem never changes

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from core.config import Settings
 from core.context.dedupe import Deduper
 from core.context.knowledge import KnowledgeFormat
+from core.context.rerank import by_relevance
 from core.context.summarize import extract_tokens, join, leading_pick, ranked_pick
 from core.prepared import Prepared, Preparer
 from core.scoring import SentenceScorer
@@ -73,8 +74,13 @@ class Context:
         return sum(1 for e in self.ledger if e.fate == fate)
 
 
-def in_evidence_order(candidates: Sequence[Candidate], order: str) -> list[Candidate]:
-    """The candidates in the order the budget walks them: retrieval rank ("rank") or similarity."""
+def in_evidence_order(
+    candidates: Sequence[Candidate], order: str, question: str = "", scorer: SentenceScorer | None = None
+) -> list[Candidate]:
+    """The candidates in the order the budget walks them: retrieval rank ("rank"), dense
+    similarity ("score"), or best sentence + similarity ("relevance", core/context/rerank.py)."""
+    if order == "relevance" and scorer is not None:
+        return by_relevance(candidates, question, scorer)
     return list(candidates) if order == "rank" else sorted(candidates, key=lambda c: -c.score)
 
 
@@ -154,7 +160,9 @@ def _fit(
     chosen, fate = None, Fate.TRUNCATED
     if c.score >= params.summary_min_score:
         chosen, fate = (
-            ranked_pick(p.sentences, scorer.relevance(p.sentences, question, p.pieces), fits),
+            ranked_pick(
+                p.sentences, scorer.relevance(p.sentences, question, p.pieces, p.stems or None), fits
+            ),
             Fate.SUMMARISED,
         )
     if chosen is None or all(is_heading(p.sentences[i]) for i in chosen):

@@ -40,7 +40,7 @@ def fit_evidence(
         held = [c for c in candidates if chunk_flags(c.chunk)]
         candidates = [c for c in candidates if c not in held]
     ranked, continuing = continuations_follow(
-        about_asked_first(in_evidence_order(candidates, settings.evidence_order), query)
+        about_asked_first(in_evidence_order(candidates, settings.evidence_order, query, scorer), query)
     )
     if settings.packing == "units":
         context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing)

@@ -4,6 +4,7 @@ are the exact cl100k counts, and the stored copy is what a fresh computation giv
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 from core.context.budget import head_lines, render_entry
@@ -12,6 +13,8 @@ from core.context.summarize import extract_tokens, join
 from core.index import Index
 from core.prepared import Prepared, Preparer, dumps, loads, text_current
 from core.shield.quarantine import defused_text
+from core.stems import STEMMER
+from core.text import content_words
 from core.types import Candidate, Chunk
 
 # texts whose sentences start or end the ways that could merge across a joint: digits, quotes,
@@ -76,6 +79,14 @@ def test_stored_prepared_is_exact_and_matches_a_fresh_one(sample_store, resource
 def test_dumps_loads_round_trip_and_bad_text(resources) -> None:  # noqa: ANN001
     p = Preparer.of(resources.counter, resources.embedder)(AWKWARD[1])
     assert loads(dumps(p)) == p
+    # each sentence's content-word stems, as the word overlap reads them
+    assert p.stems == tuple(STEMMER.stem_set(content_words(x)) for x in p.sentences) and any(p.stems)
+    q = Preparer.of(resources.counter, resources.embedder)("The engines were invented. It ran.")
+    assert q.stems[0] == {"engin", "invent"}
+    # a Prepared stored before the stems (no "t") is not read as today's sentences
+    old = json.loads(dumps(q))
+    del old["t"]
+    assert loads(json.dumps(old)) is not None and not text_current(loads(json.dumps(old)))
     assert (
         loads(None) is None and loads("") is None and loads("{not json") is None and loads('{"k": 1}') is None
     )

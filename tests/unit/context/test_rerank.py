@@ -1,0 +1,73 @@
+"""Evidence order by relevance: a chunk's best sentence (under its heading) + its similarity,
+less a small prior per fused place, decides which chunks the budget walks first."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.context.rerank import RANK_PRIOR, best_overlap, by_relevance
+from core.scoring import SentenceScorer
+from core.types import Candidate, Chunk
+
+
+def cand(cid: str, text: str, score: float, path: str = "") -> Candidate:
+    return Candidate(Chunk(cid, text, f"{cid}.md", {"category": "t", "heading_path": path}), score)
+
+
+@pytest.fixture(scope="module")
+def scorer(resources):  # noqa: ANN001, ANN201
+    return SentenceScorer(resources.embedder)
+
+
+QUESTION = "In what year did the Normans conquer England?"
+
+
+def test_the_chunk_holding_the_answer_sentence_goes_first(scorer: SentenceScorer) -> None:
+    general = cand(
+        "a", "The Normans were a people of northern France. Their language was Norman French.", 0.62
+    )
+    weather = cand("b", "England has a mild climate. Rain falls in every season.", 0.55)
+    answer = cand("c", "Harold was crowned king. In 1066 the Normans conquered England at Hastings.", 0.58)
+    ranked = by_relevance([general, weather, answer], QUESTION, scorer)
+    assert [c.chunk.id for c in ranked][0] == "c"
+    assert [c.chunk.id for c in ranked][-1] == "b"
+
+
+def test_a_list_item_is_read_under_its_heading(scorer: SentenceScorer) -> None:
+    item = cand("spec", "- Repeatability: ±0.03 mm\n- Reach: 850 mm", 0.5, "Arm K2 › Key specifications")
+    bare = cand("spec", "- Repeatability: ±0.03 mm\n- Reach: 850 mm", 0.5, "")
+    question = "What are the key specifications of the arm?"
+    assert best_overlap(item, question, scorer) > best_overlap(bare, question, scorer)
+
+
+def test_the_fused_rank_breaks_near_ties(scorer: SentenceScorer) -> None:
+    """A chunk ranked one place lower needs more than RANK_PRIOR to pass the one above it."""
+    text = "The warranty covers defects in materials for 24 months."
+    first, near, clear = (
+        cand("1", text, 0.5),
+        cand("2", text, 0.5 + RANK_PRIOR / 2),
+        cand("3", text, 0.5 + 3 * RANK_PRIOR),
+    )
+    question = "How long is the warranty?"
+    assert [c.chunk.id for c in by_relevance([first, near], question, scorer)] == ["1", "2"]
+    assert [c.chunk.id for c in by_relevance([first, clear], question, scorer)] == ["3", "1"]
+
+
+def test_the_budget_walks_in_relevance_order_by_default(resources, scorer: SentenceScorer) -> None:  # noqa: ANN001
+    """With the shipped settings the first entry of the context is the chunk holding the answer,
+    though fusion ranked it third; `evidence_order="rank"` keeps the fused order."""
+    from core.config import Settings
+    from core.context.fit import fit_evidence
+
+    general = cand(
+        "a", "The Normans were a people of northern France. Their language was Norman French.", 0.62
+    )
+    weather = cand("b", "England has a mild climate. Rain falls in every season.", 0.6)
+    answer = cand("c", "Harold was crowned king. In 1066 the Normans conquered England at Hastings.", 0.58)
+    s = Settings()
+    assert s.evidence_order == "relevance"
+    got = fit_evidence([general, weather, answer], QUESTION, QUESTION, s, 700, resources.counter, scorer)
+    assert [e.chunk_id for e in got.ledger][0] == "c"
+    ranked = s.model_copy(update={"evidence_order": "rank"})
+    got = fit_evidence([general, weather, answer], QUESTION, QUESTION, ranked, 700, resources.counter, scorer)
+    assert [e.chunk_id for e in got.ledger] == ["a", "b", "c"]
