@@ -14,6 +14,7 @@ import streamlit as st
 
 from apps.replay import LEGACY, Comparison, replay
 from core.config import MISSING_CONTEXT_MODES, RETRIEVAL_MODES, SEPARATORS, Settings
+from core.context.rerank import ORDERS
 from core.errors import ContextLensError
 from core.trace import answered_by
 from ui import state
@@ -249,6 +250,18 @@ def injected_explanation(trace: dict[str, Any]) -> str:
     return text
 
 
+def walk_order(trace: dict[str, Any]) -> str:
+    """What the ledger's row order is: the order the budget walked the candidates in."""
+    order = str((trace.get("settings") or {}).get("evidence_order", ""))
+    how = ORDERS.get(order)
+    if how is None:
+        return "Rows in the order the budget walked the candidates; **dense/lexical rank** are the retrieval ranks."
+    return (
+        f"Rows in the order the budget walked the candidates (evidence order `{order}`: {how}); "
+        "**dense/lexical rank** are the retrieval ranks."
+    )
+
+
 def ledger_tab(trace: dict[str, Any]) -> None:
     chunks = trace.get("chunks") or []
     if not chunks:
@@ -261,6 +274,7 @@ def ledger_tab(trace: dict[str, Any]) -> None:
         f"{trace.get('num_truncated', 0)} truncated · {trace.get('num_suspicious', 0)} suspicious"
     )
     st.caption(injected_explanation(trace))
+    st.caption(walk_order(trace))
     st.dataframe(
         styled(ledger_table(chunks)),
         hide_index=True,

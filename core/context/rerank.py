@@ -23,6 +23,14 @@ from core.types import Candidate
 OVERLAP = 0.5  # weight of the best sentence's word overlap beside the dense similarity
 RANK_PRIOR = 0.04  # per place in the fused ranking
 
+# what each Settings.evidence_order walks by, in words (the inspector shows it above the ledger)
+ORDERS = {
+    "relevance": "each chunk's best sentence's share of the question's words + its similarity, "
+    "less a little per place in the retrieval ranking",
+    "rank": "the retrieval ranking (dense and lexical fused)",
+    "score": "the dense similarity",
+}
+
 
 def best_overlap(c: Candidate, question: str, scorer: SentenceScorer) -> float:
     """The share of the question's words in the candidate's best sentence (as injected), read

@@ -130,6 +130,11 @@ def test_answer_with_inspector_matching_the_trace(sample_app: Settings, env: Pat
     # the ledger has one row per candidate with its fate
     ledger = [d.value for d in at.dataframe if "fate" in d.value.columns][-1]
     assert list(ledger["fate"]) == [c["fate"] for c in trace["chunks"]]
+    # … in the order the budget walked them, which the caption names
+    assert any(
+        c.value.startswith("Rows in the order the budget walked the candidates (evidence order `relevance`")
+        for c in at.caption
+    )
     assert list(ledger["source"].str.split(" p.").str[0]) == [c["source"] for c in trace["chunks"]]
     # the trace was written, and the session's download holds it
     assert read_traces(env / "app-traces.jsonl")[-1]["id"] == trace["id"]
