@@ -14,10 +14,10 @@ from core.types import Turn
 REPLAYABLE = (
     "top_k", "knowledge_budget", "refusal_tau", "refusal_min_overlap", "min_context_tokens", "separator",
     "overflow_extract_tokens", "packing", "pack_candidates", "quarantine",
-    "retrieval_mode", "templates_path", "min_score", "missing_context",
+    "retrieval_mode", "templates_path", "min_score", "missing_context", "evidence_order",
 )  # fmt: skip
 # what a trace written before a setting existed ran with (version 3 and earlier: strict refusals)
-LEGACY = {"missing_context": "refuse", "quarantine": "warn"}
+LEGACY = {"missing_context": "refuse", "quarantine": "warn", "evidence_order": "rank"}
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,9 @@ class Settings(BaseSettings):
     # manifest every this many seconds keeps an idle instance's lexical index warm (0: off)
     follow_interval_s: float = Field(default=30.0, ge=0.0)
     rrf_k: int = Field(default=60, ge=1)
-    # the order evidence competes for the budget in: the retrieval (fused) rank, or dense score
+    # the order the whole-chunk walk takes the evidence in: by relevance (the best sentence's word
+    # overlap with the question + dense similarity - a prior per fused place, core/context/rerank.py),
+    # the retrieval (fused) rank, or dense score
     evidence_order: Literal["rank", "score", "relevance"] = "relevance"
 
     # context engineering
@@ -84,7 +86,7 @@ class Settings(BaseSettings):
     # an overflowing chunk's extract gets at most this many tokens, leaving room for the ones
     # ranked after it (0: the first overflow takes all the room left)
     overflow_extract_tokens: int = Field(default=100, ge=0)
-    # what the budget packs: whole chunks walked in rank order (the overflow summarised), or the
+    # what the budget packs: whole chunks walked in evidence order (the overflow summarised), or the
     # best evidence units of the wider candidate set (pack_candidates retrieved). Measured on SQuAD /
     # STICI (README) units keep the gold answer more often but the extractive answer is right less
     # often, so whole chunks stay the default until the answerer gains from units

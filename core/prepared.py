@@ -118,7 +118,8 @@ def loads(text: str | None) -> Prepared | None:
             tuple(tuple(c) for c in d["c"]),
             int(d["w"]),
             tuple(pieces),
-            tuple(frozenset(x) for x in d.get("t", ())),
+            # stems that do not match the sentences one to one are not used (text_current)
+            tuple(frozenset(x) for x in d.get("t", ())) if len(d.get("t", ())) == len(d["s"]) else (),
         )
     except (ValueError, KeyError, TypeError):
         return None

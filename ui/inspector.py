@@ -252,12 +252,18 @@ def injected_explanation(trace: dict[str, Any]) -> str:
 
 def walk_order(trace: dict[str, Any]) -> str:
     """What the ledger's row order is: the order the budget walked the candidates in."""
-    order = str((trace.get("settings") or {}).get("evidence_order", ""))
+    settings = trace.get("settings") or {}
+    order = str(settings.get("evidence_order", ""))
+    if trace.get("setup") == "baseline" or settings.get("packing") == "units":
+        order = "rank"  # blind top-k and unit packing take the retrieval order (core/context/fit.py)
     how = ORDERS.get(order)
-    if how is None:
-        return "Rows in the order the budget walked the candidates; **dense/lexical rank** are the retrieval ranks."
+    said = (
+        f" (evidence order `{order}`: {how}; then chunks about a sibling of the asked model last)"
+        if how
+        else ""
+    )
     return (
-        f"Rows in the order the budget walked the candidates (evidence order `{order}`: {how}); "
+        f"Rows in the order the budget walked the candidates{said}, quarantined ones at the end; "
         "**dense/lexical rank** are the retrieval ranks."
     )
 

@@ -161,7 +161,7 @@ def advanced_controls(base: Settings) -> dict[str, Any]:
         )  # fmt: skip
         packing = st.radio(
             "Budget packs", PACKINGS, index=PACKINGS.index(base.packing), horizontal=True, key="packing",
-            help="**chunks**: whole passages in rank order; **units**: the best sentences, list items "
+            help="**chunks**: whole passages in evidence order; **units**: the best sentences, list items "
             f"and table rows of the top {base.pack_candidates} passages",
         )  # fmt: skip
         tau = st.slider(

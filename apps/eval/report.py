@@ -242,7 +242,7 @@ def write_markdown(path: Path, report: dict[str, Any], plots: Sequence[str]) -> 
             "",
             "Answerable questions; gold in context = the knowledge block as built holds a gold answer; "
             "accuracy with the configured refusal rule. blind = the top-k unbudgeted; chunks = whole "
-            "chunks walked in rank order; units = unit packing.",
+            "chunks walked in evidence order; units = unit packing.",
             "",
             *curve_table(report["curve"]),
             "",

@@ -1,11 +1,11 @@
 """Fitting evidence into the knowledge budget, with a fate for every candidate (the ledger).
 
 The loop is deliberately simple (after canopy's StuffingContextBuilder): walk the candidates in
-rank order, drop low scores and duplicates, add each entry while it fits. A candidate that
+evidence order (core/context/rerank.py; fit.py chooses it), drop low scores and duplicates, add each entry while it fits. A candidate that
 overflows is summarised (high score: its sentences most relevant to the question) or truncated at
 a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the ranking while
 room is left, so a long first overflow cannot crowd out every later candidate; room the rest of
-the walk leaves unused is then given back to the capped extracts in rank order (tail_cap None: the
+the walk leaves unused is then given back to the capped extracts in walk order (tail_cap None: the
 first overflow takes all the room left and the rest are over budget). Token counts include the
 block header and separators. With cl100k they are exact sums of counts stored at ingest
 (core/prepared.py); with another encoding the final block is counted, and the last entries go
@@ -75,11 +75,11 @@ class Context:
 
 
 def in_evidence_order(
-    candidates: Sequence[Candidate], order: str, question: str = "", scorer: SentenceScorer | None = None
+    candidates: Sequence[Candidate], order: str, question: str, scorer: SentenceScorer
 ) -> list[Candidate]:
     """The candidates in the order the budget walks them: retrieval rank ("rank"), dense
     similarity ("score"), or best sentence + similarity ("relevance", core/context/rerank.py)."""
-    if order == "relevance" and scorer is not None:
+    if order == "relevance":
         return by_relevance(candidates, question, scorer)
     return list(candidates) if order == "rank" else sorted(candidates, key=lambda c: -c.score)
 

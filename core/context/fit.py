@@ -1,5 +1,6 @@
-"""One question's evidence context: the dispatch between unit packing (core/context/pack.py, the
-default) and the whole-chunk walk (core/context/budget.py), after the evidence order (focus.py)."""
+"""One question's evidence context: the dispatch between the whole-chunk walk
+(core/context/budget.py, the default) and unit packing (core/context/pack.py), after the evidence
+order (rerank.py, then focus.py)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,11 @@ def fit_evidence(
     if settings.quarantine == "exclude":
         held = [c for c in candidates if chunk_flags(c.chunk)]
         candidates = [c for c in candidates if c not in held]
+    # unit packing ranks units itself (with its own prior on the fused rank): the evidence order
+    # is the whole-chunk walk's
+    order = settings.evidence_order if settings.packing == "chunks" else "rank"
     ranked, continuing = continuations_follow(
-        about_asked_first(in_evidence_order(candidates, settings.evidence_order, query, scorer), query)
+        about_asked_first(in_evidence_order(candidates, order, query, scorer), query)
     )
     if settings.packing == "units":
         context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing)

@@ -132,7 +132,7 @@ def test_answer_with_inspector_matching_the_trace(sample_app: Settings, env: Pat
     assert list(ledger["fate"]) == [c["fate"] for c in trace["chunks"]]
     # … in the order the budget walked them, which the caption names
     assert any(
-        c.value.startswith("Rows in the order the budget walked the candidates (evidence order `relevance`")
+        c.value.startswith("Rows in the order the budget walked the candidates (evidence order `relevance`:")
         for c in at.caption
     )
     assert list(ledger["source"].str.split(" p.").str[0]) == [c["source"] for c in trace["chunks"]]

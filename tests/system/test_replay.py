@@ -61,3 +61,16 @@ def test_cli_ask_and_replay(sample_copy, tmp_path: Path) -> None:  # noqa: ANN00
     assert both["after"]["context_tokens"] <= 150
     bad = run("replay", "nope-no-such-id")
     assert bad.returncode == 2 and "no trace" in bad.stderr
+
+
+def test_a_replay_keeps_the_traced_evidence_order() -> None:
+    """A trace replays with the evidence order it ran with (a trace from before the setting: the
+    fused rank), so a comparison shows only the change asked for; the order itself can be changed."""
+    from apps.replay import replay_settings
+    from core.config import Settings
+
+    base = Settings()
+    assert base.evidence_order == "relevance"
+    assert replay_settings(base, {"settings": {"evidence_order": "rank"}}, {}).evidence_order == "rank"
+    assert replay_settings(base, {"settings": {}}, {}).evidence_order == "rank"
+    assert replay_settings(base, {}, {"evidence_order": "relevance"}).evidence_order == "relevance"

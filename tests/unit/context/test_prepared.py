@@ -83,8 +83,11 @@ def test_dumps_loads_round_trip_and_bad_text(resources) -> None:  # noqa: ANN001
     assert p.stems == tuple(STEMMER.stem_set(content_words(x)) for x in p.sentences) and any(p.stems)
     q = Preparer.of(resources.counter, resources.embedder)("The engines were invented. It ran.")
     assert q.stems[0] == {"engin", "invent"}
-    # a Prepared stored before the stems (no "t") is not read as today's sentences
+    # a Prepared stored before the stems (no "t"), or whose stems do not match its sentences one to
+    # one, is not read as today's sentences
     old = json.loads(dumps(q))
+    old["t"] = old["t"][:1]
+    assert loads(json.dumps(old)).stems == () and not text_current(loads(json.dumps(old)))
     del old["t"]
     assert loads(json.dumps(old)) is not None and not text_current(loads(json.dumps(old)))
     assert (

@@ -71,3 +71,23 @@ def test_the_budget_walks_in_relevance_order_by_default(resources, scorer: Sente
     ranked = s.model_copy(update={"evidence_order": "rank"})
     got = fit_evidence([general, weather, answer], QUESTION, QUESTION, ranked, 700, resources.counter, scorer)
     assert [e.chunk_id for e in got.ledger] == ["a", "b", "c"]
+
+
+def test_unit_packing_keeps_the_retrieval_order(resources, scorer: SentenceScorer) -> None:  # noqa: ANN001
+    """Unit packing ranks units itself, with its own prior on the fused rank: the evidence order
+    does not re-rank its candidates first."""
+    from core.config import Settings
+    from core.context.fit import fit_evidence
+
+    general = cand(
+        "a", "The Normans were a people of northern France. Their language was Norman French.", 0.62
+    )
+    weather = cand("b", "England has a mild climate. Rain falls in every season.", 0.6)
+    answer = cand("c", "Harold was crowned king. In 1066 the Normans conquered England at Hastings.", 0.58)
+    units = Settings().model_copy(update={"packing": "units"})
+    ranked = units.model_copy(update={"evidence_order": "rank"})
+    got, want = (
+        fit_evidence([general, weather, answer], QUESTION, QUESTION, s, 120, resources.counter, scorer)
+        for s in (units, ranked)
+    )
+    assert got.text == want.text and got.ledger == want.ledger
