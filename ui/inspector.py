@@ -14,7 +14,7 @@ import streamlit as st
 
 from apps.replay import LEGACY, Comparison, replay
 from core.config import MISSING_CONTEXT_MODES, RETRIEVAL_MODES, SEPARATORS, Settings
-from core.context.rerank import ORDERS
+from core.context.rerank import ORDERS, walk_order
 from core.errors import ContextLensError
 from core.trace import answered_by
 from ui import state
@@ -250,12 +250,14 @@ def injected_explanation(trace: dict[str, Any]) -> str:
     return text
 
 
-def walk_order(trace: dict[str, Any]) -> str:
+def walked_in(trace: dict[str, Any]) -> str:
     """What the ledger's row order is: the order the budget walked the candidates in."""
     settings = trace.get("settings") or {}
-    order = str(settings.get("evidence_order", ""))
-    if trace.get("setup") == "baseline" or settings.get("packing") == "units":
-        order = "rank"  # blind top-k and unit packing take the retrieval order (core/context/fit.py)
+    order = walk_order(
+        str(settings.get("evidence_order", "")),
+        str(settings.get("packing", "chunks")),
+        trace.get("setup") == "baseline",
+    )
     how = ORDERS.get(order)
     said = (
         f" (evidence order `{order}`: {how}; then chunks about a sibling of the asked model last)"
@@ -280,7 +282,7 @@ def ledger_tab(trace: dict[str, Any]) -> None:
         f"{trace.get('num_truncated', 0)} truncated · {trace.get('num_suspicious', 0)} suspicious"
     )
     st.caption(injected_explanation(trace))
-    st.caption(walk_order(trace))
+    st.caption(walked_in(trace))
     st.dataframe(
         styled(ledger_table(chunks)),
         hide_index=True,

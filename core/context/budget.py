@@ -1,8 +1,8 @@
 """Fitting evidence into the knowledge budget, with a fate for every candidate (the ledger).
 
 The loop is deliberately simple (after canopy's StuffingContextBuilder): walk the candidates in
-evidence order (core/context/rerank.py; fit.py chooses it), drop low scores and duplicates, add each entry while it fits. A candidate that
-overflows is summarised (high score: its sentences most relevant to the question) or truncated at
+evidence order (core/context/rerank.py; fit.py chooses it), drop low scores and duplicates, add
+each entry while it fits. A candidate that overflows is summarised (high score: its sentences most relevant to the question) or truncated at
 a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the ranking while
 room is left, so a long first overflow cannot crowd out every later candidate; room the rest of
 the walk leaves unused is then given back to the capped extracts in walk order (tail_cap None: the

@@ -12,6 +12,7 @@ from core.context.budget import BudgetParams, Context, build_context, in_evidenc
 from core.context.focus import about_asked_first, continuations_follow
 from core.context.knowledge import KnowledgeFormat, nonce
 from core.context.pack import pack_context
+from core.context.rerank import walk_order
 from core.scoring import SentenceScorer
 from core.shield.quarantine import chunk_flags
 from core.tokens import TiktokenCounter
@@ -40,9 +41,7 @@ def fit_evidence(
     if settings.quarantine == "exclude":
         held = [c for c in candidates if chunk_flags(c.chunk)]
         candidates = [c for c in candidates if c not in held]
-    # unit packing ranks units itself (with its own prior on the fused rank): the evidence order
-    # is the whole-chunk walk's
-    order = settings.evidence_order if settings.packing == "chunks" else "rank"
+    order = walk_order(settings.evidence_order, settings.packing)
     ranked, continuing = continuations_follow(
         about_asked_first(in_evidence_order(candidates, order, query, scorer), query)
     )

@@ -9,7 +9,8 @@ less RANK_PRIOR per place in the fused ranking. Measured with a one-off script o
 answer is first / in the first two / in the first three: SQuAD (581 questions) 76.9 / 88.6 /
 93.8% fused → 84.0 / 92.8 / 95.9%; the sample corpus's data/eval.jsonl (105) 76.2 / 89.5 / 98.1%
 → 79.0 / 96.2 / 98.1%. Adding the sentences' static-vector cosine (the answerer's whole relevance)
-gave the same order at 4× the cost (the vectors of every candidate's sentences)."""
+gave about the same (SQuAD 85.0 / 92.9 / 96.0%, eval.jsonl 79.0 / 94.3 / 98.1%) at about 4× the
+cost (the vectors of every candidate's sentences)."""
 
 from __future__ import annotations
 
@@ -32,13 +33,19 @@ ORDERS = {
 }
 
 
+def walk_order(evidence_order: str, packing: str, baseline: bool = False) -> str:
+    """The order a question's candidates are actually walked in: the setting's for the whole-chunk
+    walk; the retrieval order for the blind baseline and for unit packing (it ranks units itself,
+    with its own prior on the fused rank)."""
+    return "rank" if baseline or packing != "chunks" else evidence_order
+
+
 def best_overlap(c: Candidate, question: str, scorer: SentenceScorer) -> float:
     """The share of the question's words in the candidate's best sentence (as injected), read
     with the chunk's nearest heading."""
+    sentences = sentences_of(c)
     p = c.chunk.prepared
-    sentences, stems = (
-        (p.sentences, p.stems) if p is not None and text_current(p) else (sentences_of(c), None)
-    )
+    stems = p.stems if p is not None and text_current(p) else None
     if not sentences:
         return 0.0
     heading = str(c.chunk.metadata.get("heading_path", "")).split(" › ")[-1]
