@@ -12,7 +12,12 @@ import numpy as np
 
 from core.embed import Embedder
 from core.stems import STEMMER
-from core.text import content_words
+from core.text import ATTRIBUTE_OF, content_words
+
+
+def _met(q: frozenset[str], found: frozenset[str], alternatives: Sequence[tuple[str, frozenset[str]]]) -> int:
+    """How many of the question's stems the found stems meet, directly or through an alternative."""
+    return len(q & found) + sum(1 for own, alt in alternatives if own not in found and alt & found)
 
 
 class SentenceScorer:
@@ -54,9 +59,22 @@ class SentenceScorer:
             return np.zeros(0, dtype=np.float32)
         return self.vectors(sentences) @ query
 
-    def _question_parts(self, question: str) -> tuple[np.ndarray, frozenset[str]]:
+    def _question_parts(
+        self, question: str
+    ) -> tuple[np.ndarray, frozenset[str], tuple[tuple[str, frozenset[str]], ...]]:
+        """The question's static vector, its content words' stems, and the stems that also count
+        for a word that asks for an attribute ("cost" is met by "price", "heavy" by "weight")."""
         vec = self.embedder.static_rows(self.embedder.word_pieces([question]))[0]
-        return vec, STEMMER.stem_set(content_words(question))
+        words = content_words(question)
+        stems = STEMMER.stem_set(words)
+        alternatives = tuple(
+            (own, alt)
+            for w in sorted(words)
+            if w in ATTRIBUTE_OF
+            and (own := next(iter(STEMMER.stem_set({w})), ""))
+            and (alt := STEMMER.stem_set({ATTRIBUTE_OF[w]}) - stems)
+        )
+        return vec, stems, alternatives
 
     def relevance(
         self,
@@ -89,12 +107,16 @@ class SentenceScorer:
         stems: Sequence[frozenset[str]] | None = None,
     ) -> np.ndarray:
         """Share of the question's content words (by stem) in each sentence, read with the words
-        of context (e.g. the heading a list item stands under); stems: the sentences' stems when
-        they are known."""
-        q = self._question(question)[1]
+        of context (e.g. the heading a list item stands under); a word asking for an attribute
+        also counts as met by the attribute's word (core.text.ATTRIBUTE_OF: "cost" by "price");
+        stems: the sentences' stems when they are known."""
+        _, q, alternatives = self._question(question)
         if not q:
             return np.zeros(len(sentences), dtype=np.float32)
         if stems is None:
             stems = [STEMMER.stem_set(content_words(s)) for s in sentences]
-        extra = STEMMER.stem_set(content_words(context)) & q if context else frozenset()
-        return np.array([len(q & (x | extra)) / len(q) for x in stems], dtype=np.float32)
+        extra = STEMMER.stem_set(content_words(context)) if context else frozenset()
+        if not alternatives:
+            extra &= q
+            return np.array([len(q & (x | extra)) / len(q) for x in stems], dtype=np.float32)
+        return np.array([_met(q, x | extra, alternatives) / len(q) for x in stems], dtype=np.float32)

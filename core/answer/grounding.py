@@ -103,7 +103,12 @@ def _check(
     support, best = _best_support(text, texts, scorer, shortlist)
     unit = evidence[best] if best is not None and best < len(evidence) else None  # a lead-in: no unit
     match = texts[best] if best is not None else ""
-    about = sorted(conflicts(wanted, set(unit.scope) if unit else set(), entities(text)))
+    # about another model: the sentence names only it, or the unit it rests on is another's
+    # (the Rover M1's "Runtime: 10 hours" restated as the ArmX2's)
+    about = sorted(
+        conflicts(wanted, set(unit.scope) if unit else set(), entities(text))
+        | set(unit.conflict if unit else ())
+    )
     leads = texts[len(evidence) :]
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads]).replace(",", "")
     numbers_ok = all(n in pool for n in _NUMBER.findall(text.replace(",", "")))

@@ -30,3 +30,12 @@ def test_relevance_matches_question_words_by_stem(resources) -> None:  # noqa: A
     assert got == pytest.approx(0.5 * cos + 0.5 * 1.0, abs=1e-5)
     [none] = scorer.relevance(["The weather was mild."], question)
     assert none < got
+
+
+def test_a_word_asking_for_an_attribute_is_met_by_the_attribute(resources) -> None:  # noqa: ANN001
+    """"cost" is met by a row's "price", "heavy" by "weight"; each question word counts once."""
+    scorer = SentenceScorer(resources.embedder)
+    rows = ["| List price | $38,900 |", "| Reach | 1,300 mm |", "The cost and the price rose."]
+    assert scorer.overlap(rows, "How much does the arm cost?").tolist() == pytest.approx([0.5, 0.0, 0.5])
+    assert scorer.overlap(["Weight: 21 kg"], "How heavy is it?").tolist() == [1.0]
+    assert scorer.overlap(["Weight: 21 kg"], "What is the weight?").tolist() == [1.0]  # no alternative
