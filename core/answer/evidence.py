@@ -62,7 +62,8 @@ def score_units(
     """Every usable unit of the injected evidence, scored against the question."""
     wanted = frozenset(question_entities(question))
     asked = parts_for(question, query_type)
-    pool, leads = _pool(entries, wanted)
+    # a comparison's other side may stand under another subject: for it only siblings conflict
+    pool, leads = _pool(entries, wanted, query_type != "comparison")
     if not pool:
         return Evidence(question, query_type, wanted, (), asked)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
@@ -98,10 +99,12 @@ def score_units(
 _Pooled = tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]
 
 
-def _pool(entries: Sequence[LedgerEntry], wanted: frozenset[str]) -> tuple[list[_Pooled], dict[int, str]]:
+def _pool(
+    entries: Sequence[LedgerEntry], wanted: frozenset[str], by_subject: bool = True
+) -> tuple[list[_Pooled], dict[int, str]]:
     """The usable units of the entries: (unit, text as shown, its entry, scope, conflicts, order),
-    and each list item's lead-in by pool index. A unit's conflicts are read against the subjects
-    of all the entries (core.query.entities.conflicts)."""
+    and each list item's lead-in by pool index. by_subject: a unit's conflicts are read against
+    the subjects of all the entries (core.query.entities.conflicts), else against siblings only."""
     found: list[tuple[Unit, str, LedgerEntry, set[str], set[str], int]] = []
     leads: dict[int, str] = {}
     for n, e in enumerate(entries):
@@ -119,7 +122,7 @@ def _pool(entries: Sequence[LedgerEntry], wanted: frozenset[str]) -> tuple[list[
             found.append((u, text, e, scope, lineage, n * 100000 + u.position))
             if u.kind == "item":
                 leads[len(found) - 1] = _lead_in(parsed, i)
-    subjects = set().union(*(scope for _, _, _, scope, _, _ in found))
+    subjects = set().union(*(scope for _, _, _, scope, _, _ in found)) if by_subject else set()
     pool = [
         (u, text, e, frozenset(scope), frozenset(conflicts(set(wanted), scope, entities(text), subjects, lineage)), order)
         for u, text, e, scope, lineage, order in found

@@ -48,13 +48,17 @@ def _heads_asked(c: Candidate, wanted: set[str]) -> bool:
     return any(matches(wanted, entities(h)) for h in _HEADING_LINE.findall(c.chunk.text))
 
 
-def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Candidate]:
-    """The candidates with those about another entity than the question's moved last (stable)."""
+def about_asked_first(
+    candidates: Sequence[Candidate], question: str, query_type: str = "factual"
+) -> list[Candidate]:
+    """The candidates with those about another entity than the question's moved last (stable); a
+    comparison's other side may stand under another subject ("the G5's warranty against the
+    arms'"), so for it only siblings move."""
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
     scopes = [chunk_scope(c) for c in candidates]
-    subjects = set().union(*scopes)
+    subjects = set().union(*scopes) if query_type != "comparison" else set()
     elsewhere = [
         bool(conflicts(wanted, scope, set(), subjects, chunk_lineage(c))) and not _heads_asked(c, wanted)
         for c, scope in zip(candidates, scopes, strict=True)

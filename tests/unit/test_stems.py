@@ -33,7 +33,7 @@ def test_relevance_matches_question_words_by_stem(resources) -> None:  # noqa: A
 
 
 def test_a_word_asking_for_an_attribute_is_met_by_the_attribute(resources) -> None:  # noqa: ANN001
-    """"cost" is met by a row's "price", "heavy" by "weight"; each question word counts once."""
+    """A word asking for an attribute: "cost" is met by a row's "price", "heavy" by "weight"."""
     scorer = SentenceScorer(resources.embedder)
     rows = ["| List price | $38,900 |", "| Reach | 1,300 mm |", "The cost and the price rose."]
     assert scorer.overlap(rows, "How much does the arm cost?").tolist() == pytest.approx([0.5, 0.0, 0.5])

@@ -109,6 +109,9 @@ def test_a_fact_under_another_subject_is_not_the_asked_models(scorer: SentenceSc
         "What is the battery capacity of the K5?", [dock, EVIDENCE[1]], scorer, REFUSAL, 0.25
     )
     assert "6,000 mAh" not in d.text  # the dock's battery is not the K5's
+    question = "How does the K5's battery compare with the dock's battery?"  # the other side: the dock
+    d = extractive_answer(question, [dock, EVIDENCE[1]], scorer, REFUSAL, 0.25, "comparison")
+    assert "6,000 mAh" in d.text
     charges = "# Dock D2\n\n- The D2 charges a K5 battery in 3 hours."
     charges = LedgerEntry(**{**vars(entry("docks/d2.md", charges)), "heading_path": "Dock D2"})
     d = extractive_answer(

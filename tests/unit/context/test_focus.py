@@ -30,6 +30,11 @@ def test_chunks_under_another_subject_go_last_when_the_asked_one_has_its_own() -
     assert [c.chunk.id for c in order] == ["b", "c", "a"]
     # the asked model heads nothing here: another family's chunk is not moved
     assert about_asked_first([rover, faq], "Which products are rated IP66?") == [rover, faq]
+    # a comparison's other side may stand under another subject: only siblings move
+    compared = about_asked_first(
+        [rover, arm], "How does the ArmX2's power compare with a rover's?", "comparison"
+    )
+    assert compared == [rover, arm]
 
 
 def test_a_chunk_that_goes_on_into_the_asked_entitys_section_is_not_moved_last() -> None:
