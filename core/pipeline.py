@@ -86,7 +86,9 @@ class Pipeline:
         grounding = (
             None
             if answer.draft.refused
-            else grounding_check(answer.draft.text, included, self.resources.scorer, q.question)
+            else grounding_check(
+                answer.draft.text, included, self.resources.scorer, q.question, query_type=q.query_type
+            )
         )
         citations = resolve(answer.draft.citations, included)
         trace = build_record(

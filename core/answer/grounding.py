@@ -75,11 +75,13 @@ def check(
     question: str = "",
     min_support: float = 0.6,
     shortlist: int = 4,
+    query_type: str = "factual",
 ) -> Grounding | None:
-    """Per-sentence checks; None for a refusal or an empty answer."""
+    """Per-sentence checks; None for a refusal or an empty answer. query_type: the question's, so
+    a unit is about another model exactly when the answerer would not use it."""
     injected = [e for e in entries if e.included]
     labels = {citation_label(e.source, e.page) for e in injected} | {e.source for e in injected}
-    evidence = [x for x in score_units(question, injected, scorer).units] if injected else []
+    evidence = [x for x in score_units(question, injected, scorer, query_type).units] if injected else []
     titles = {_plain(title_of(h)) for x in evidence for h in x.unit.path}
     sentences = [s for s in _answer_sentences(answer) if not _is_framing(s, titles, labels)]
     if not sentences:

@@ -3,8 +3,8 @@
 When the question names a model ("ArmX2", "K7", "v2.1"), a chunk that stands under a heading (or
 title) naming only a sibling ("ArmX3 › Key specifications"), or only another subject of the
 candidates when the asked model is one of them ("Rover M1 › Specifications" for the ArmX2), is
-walked after the others, so it cannot crowd the asked model's own evidence out of the budget. The order stays deterministic: a
-stable partition of the ranking, recorded in the ledger's order."""
+walked after the others, so it cannot crowd the asked model's own evidence out of the budget. The
+order stays deterministic: a stable partition of the ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
 

@@ -102,6 +102,11 @@ def test_a_restated_fact_of_another_subject_is_flagged(resources) -> None:  # no
     assert g is not None
     [s] = g.sentences
     assert s.supported and s.about == ("m1",) and not s.ok and g.score == 0.0
+    # a comparison's other side stands under another subject: quoting it is no mix-up
+    question = "How does the ArmX2's payload compare with the rover's runtime?"
+    answer = "The rover runs up to 10 hours per charge (products/rover-m1.md)."
+    g = check(answer, [rover, arm], SentenceScorer(resources.embedder), question, query_type="comparison")
+    assert g is not None and g.sentences[0].about == () and g.score == 1.0
 
 
 def test_a_number_missing_from_the_evidence_is_flagged(resources) -> None:  # noqa: ANN001
