@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,17 @@ def title_of(question: str) -> str:
     """A conversation's default title: its first question, on one line, bounded."""
     text = " ".join(question.split()) or "New conversation"
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def list_labels(convs: Sequence[Conversation]) -> dict[str, str]:
+    """Each conversation's label in a list: its title and turns, and, when another listed one has
+    the same title, the time of its last question (UTC), so two are told apart."""
+    counts = Counter(c.title for c in convs)
+    out = {}
+    for c in convs:
+        label = f"{c.title} ({c.turns} turn{'' if c.turns == 1 else 's'}"
+        out[c.id] = label + (f" · {c.updated[:16].replace('T', ' ')})" if counts[c.title] > 1 else ")")
+    return out
 
 
 class ConversationStore:

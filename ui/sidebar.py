@@ -14,6 +14,7 @@ from pydantic import SecretStr
 
 from core.checks import base_url_problem, templates_problem
 from core.config import MISSING_CONTEXT_MODES, PACKINGS, RETRIEVAL_MODES, SEPARATORS, Settings
+from core.conversations import list_labels
 from core.errors import ContextLensError
 from core.trace import iter_traces, to_jsonl
 from ingest.loaders import SUPPORTED
@@ -271,10 +272,11 @@ def conversation_list(slot: Any, base: Settings) -> None:
         if not convs:
             st.caption("Your conversations are kept here; a reload does not lose them.")
             return
+        labels = list_labels(convs)
         with st.container(height=min(40 + 38 * len(convs), 230), border=False, key="conv_list"):
             for c in convs:
                 st.button(
-                    f"{c.title} ({c.turns} turn{'' if c.turns == 1 else 's'})",
+                    labels[c.id],
                     key=f"conv-{c.id}", width="stretch", type="secondary" if c.id == current else "tertiary",
                     icon=":material/chat:" if c.id == current else None,
                     on_click=state.open_conversation, args=(c.id,), help=f"last question {c.updated[:16].replace('T', ' ')} UTC",

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from core.config import settings_in
-from core.conversations import ConversationError, ConversationStore, conversations_path, title_of
+from core.conversations import (
+    Conversation,
+    ConversationError,
+    ConversationStore,
+    conversations_path,
+    list_labels,
+    title_of,
+)
 
 
 def _trace(n: int, question: str = "q?") -> dict:
@@ -45,6 +52,17 @@ def test_list_rename_delete(tmp_path: Path) -> None:
     assert store.get(first.id) is None and store.turns(first.id) == [] and store.find_turn("t0001") is None
     with pytest.raises(ConversationError, match="deleted"):
         store.add_turn(first.id, _trace(2))
+
+
+def test_conversations_with_the_same_title_are_told_apart_by_time() -> None:
+    a = Conversation("a", "How do I calibrate?", "2026-11-25T09:00:00Z", "2026-11-25T09:05:31Z", 2)
+    b = Conversation("b", "How do I calibrate?", "2026-11-25T10:00:00Z", "2026-11-25T10:01:02Z", 1)
+    c = Conversation("c", "Refunds", "2026-11-25T11:00:00Z", "2026-11-25T11:00:00Z", 3)
+    assert list_labels([a, b, c]) == {
+        "a": "How do I calibrate? (2 turns · 2026-11-25 09:05)",
+        "b": "How do I calibrate? (1 turn · 2026-11-25 10:01)",
+        "c": "Refunds (3 turns)",
+    }
 
 
 def test_concurrent_sessions_append_without_losing_turns(tmp_path: Path) -> None:
