@@ -86,9 +86,7 @@ class Pipeline:
         grounding = (
             None
             if answer.draft.refused
-            else grounding_check(
-                answer.draft.text, included, self.resources.scorer, q.question, query_type=q.query_type
-            )
+            else grounding_check(answer.draft.text, included, self.resources.scorer, q.question)
         )
         citations = resolve(answer.draft.citations, included)
         trace = build_record(

@@ -260,7 +260,7 @@ def walked_in(trace: dict[str, Any]) -> str:
     )
     how = ORDERS.get(order)
     said = (
-        f" (evidence order `{order}`: {how}; then chunks about another model than the one asked last)"
+        f" (evidence order `{order}`: {how}; then chunks about a sibling of the asked model last)"
         if how
         else ""
     )

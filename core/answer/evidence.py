@@ -62,8 +62,23 @@ def score_units(
     """Every usable unit of the injected evidence, scored against the question."""
     wanted = frozenset(question_entities(question))
     asked = parts_for(question, query_type)
-    # a comparison's other side may stand under another subject: for it only siblings conflict
-    pool, leads = _pool(entries, wanted, query_type != "comparison")
+    pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
+    leads: dict[int, str] = {}  # pool index → the lead-in of its list
+    for n, e in enumerate(entries):
+        if e.suspicious:  # quarantined: none of a flagged passage's sentences is ever quoted
+            continue
+        base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
+        levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
+        title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
+        parsed = parse(e.injected_text, base, levels)
+        for i, u in enumerate(parsed):
+            if not _usable(u):
+                continue
+            text, scope = _narrow(u, wanted, title_scope)
+            clash = frozenset(conflicts(set(wanted), scope, entities(text)))
+            pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
+            if u.kind == "item":
+                leads[len(pool) - 1] = _lead_in(parsed, i)
     if not pool:
         return Evidence(question, query_type, wanted, (), asked)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
@@ -94,40 +109,6 @@ def score_units(
         for i, (u, text, e, scope, clash, order) in enumerate(pool)
     )
     return Evidence(question, query_type, wanted, units, asked)
-
-
-_Pooled = tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]
-
-
-def _pool(
-    entries: Sequence[LedgerEntry], wanted: frozenset[str], by_subject: bool = True
-) -> tuple[list[_Pooled], dict[int, str]]:
-    """The usable units of the entries: (unit, text as shown, its entry, scope, conflicts, order),
-    and each list item's lead-in by pool index. by_subject: a unit's conflicts are read against
-    the subjects of all the entries (core.query.entities.conflicts), else against siblings only."""
-    found: list[tuple[Unit, str, LedgerEntry, set[str], set[str], int]] = []
-    leads: dict[int, str] = {}
-    for n, e in enumerate(entries):
-        if e.suspicious:  # quarantined: none of a flagged passage's sentences is ever quoted
-            continue
-        base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
-        levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
-        title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
-        parsed = parse(e.injected_text, base, levels)
-        for i, u in enumerate(parsed):
-            if not _usable(u):
-                continue
-            text, scope = _narrow(u, wanted, title_scope)
-            lineage = title_scope.union(*(entities(h) for h in u.path))
-            found.append((u, text, e, scope, lineage, n * 100000 + u.position))
-            if u.kind == "item":
-                leads[len(found) - 1] = _lead_in(parsed, i)
-    subjects = set().union(*(scope for _, _, _, scope, _, _ in found)) if by_subject else set()
-    pool = [
-        (u, text, e, frozenset(scope), frozenset(conflicts(set(wanted), scope, entities(text), subjects, lineage)), order)
-        for u, text, e, scope, lineage, order in found
-    ]  # fmt: skip
-    return pool, leads
 
 
 def _lead_in(parsed: Sequence[Unit], i: int) -> str:

@@ -75,13 +75,11 @@ def check(
     question: str = "",
     min_support: float = 0.6,
     shortlist: int = 4,
-    query_type: str = "factual",
 ) -> Grounding | None:
-    """Per-sentence checks; None for a refusal or an empty answer. query_type: the question's, so
-    a unit is about another model exactly when the answerer would not use it."""
+    """Per-sentence checks; None for a refusal or an empty answer."""
     injected = [e for e in entries if e.included]
     labels = {citation_label(e.source, e.page) for e in injected} | {e.source for e in injected}
-    evidence = [x for x in score_units(question, injected, scorer, query_type).units] if injected else []
+    evidence = [x for x in score_units(question, injected, scorer).units] if injected else []
     titles = {_plain(title_of(h)) for x in evidence for h in x.unit.path}
     sentences = [s for s in _answer_sentences(answer) if not _is_framing(s, titles, labels)]
     if not sentences:
@@ -105,12 +103,7 @@ def _check(
     support, best = _best_support(text, texts, scorer, shortlist)
     unit = evidence[best] if best is not None and best < len(evidence) else None  # a lead-in: no unit
     match = texts[best] if best is not None else ""
-    # about another model: the sentence names only it, or the unit it rests on is another's
-    # (the Rover M1's "Runtime: 10 hours" restated as the ArmX2's)
-    about = sorted(
-        conflicts(wanted, set(unit.scope) if unit else set(), entities(text))
-        | set(unit.conflict if unit else ())
-    )
+    about = sorted(conflicts(wanted, set(unit.scope) if unit else set(), entities(text)))
     leads = texts[len(evidence) :]
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads]).replace(",", "")
     numbers_ok = all(n in pool for n in _NUMBER.findall(text.replace(",", "")))

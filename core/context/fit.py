@@ -43,7 +43,7 @@ def fit_evidence(
         candidates = [c for c in candidates if c not in held]
     order = walk_order(settings.evidence_order, settings.packing)
     ranked, continuing = continuations_follow(
-        about_asked_first(in_evidence_order(candidates, order, query, scorer), query, query_type)
+        about_asked_first(in_evidence_order(candidates, order, query, scorer), query)
     )
     if settings.packing == "units":
         context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing)

@@ -1,10 +1,9 @@
 """Evidence about the entity the question names goes first.
 
 When the question names a model ("ArmX2", "K7", "v2.1"), a chunk that stands under a heading (or
-title) naming only a sibling ("ArmX3 › Key specifications"), or only another subject of the
-candidates when the asked model is one of them ("Rover M1 › Specifications" for the ArmX2), is
-walked after the others, so it cannot crowd the asked model's own evidence out of the budget. The
-order stays deterministic: a stable partition of the ranking, recorded in the ledger's order."""
+title) naming only a sibling ("ArmX3 › Key specifications") is walked after the others, so it
+cannot crowd the asked model's own evidence out of the budget. The order stays deterministic: a
+stable partition of the ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
 
@@ -17,24 +16,12 @@ from core.types import Candidate
 
 def chunk_scope(c: Candidate) -> set[str]:
     """The entities a chunk stands under: its nearest heading that names any, else its title."""
-    for heading in reversed(_headings(c)):
+    meta = c.chunk.metadata
+    for heading in reversed([h for h in str(meta.get("heading_path", "")).split(" › ") if h]):
         found = entities(heading)
         if found:
             return found
-    return _title_entities(c)
-
-
-def chunk_lineage(c: Candidate) -> set[str]:
-    """The entities of every heading a chunk stands under and of its title."""
-    return _title_entities(c).union(*(entities(h) for h in _headings(c)))
-
-
-def _headings(c: Candidate) -> list[str]:
-    return [h for h in str(c.chunk.metadata.get("heading_path", "")).split(" › ") if h]
-
-
-def _title_entities(c: Candidate) -> set[str]:
-    title = str(c.chunk.metadata.get("title", ""))
+    title = str(meta.get("title", ""))
     stem = c.chunk.source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return entities(title) if title and title != stem else set()
 
@@ -48,20 +35,13 @@ def _heads_asked(c: Candidate, wanted: set[str]) -> bool:
     return any(matches(wanted, entities(h)) for h in _HEADING_LINE.findall(c.chunk.text))
 
 
-def about_asked_first(
-    candidates: Sequence[Candidate], question: str, query_type: str = "factual"
-) -> list[Candidate]:
-    """The candidates with those about another entity than the question's moved last (stable); a
-    comparison's other side may stand under another subject ("the G5's warranty against the
-    arms'"), so for it only siblings move."""
+def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Candidate]:
+    """The candidates with those about another entity than the question's moved last (stable)."""
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
-    scopes = [chunk_scope(c) for c in candidates]
-    subjects = set().union(*scopes) if query_type != "comparison" else set()
     elsewhere = [
-        bool(conflicts(wanted, scope, set(), subjects, chunk_lineage(c))) and not _heads_asked(c, wanted)
-        for c, scope in zip(candidates, scopes, strict=True)
+        bool(conflicts(wanted, chunk_scope(c), set())) and not _heads_asked(c, wanted) for c in candidates
     ]
     return [c for c, away in zip(candidates, elsewhere, strict=True) if not away] + [
         c for c, away in zip(candidates, elsewhere, strict=True) if away

@@ -76,28 +76,14 @@ def _digits(token: str) -> str:
     return "".join(ch for ch in token if ch.isdigit())
 
 
-def conflicts(
-    wanted: set[str],
-    scope: set[str],
-    text: set[str],
-    subjects: Iterable[str] = (),
-    lineage: Iterable[str] = (),
-) -> set[str]:
-    """The entities a piece of evidence is about, when it is not about a wanted one.
+def conflicts(wanted: set[str], scope: set[str], text: set[str]) -> set[str]:
+    """The sibling entities a piece of evidence is about, when it is not about a wanted one.
 
     scope: the entities of the heading (or row, column) the evidence stands under; text: those it
-    names itself. Siblings count (same family, another model: "ArmX3" for "ArmX2", "E-104" for
+    names itself. Only siblings count (same family, another model: "ArmX3" for "ArmX2", "E-104" for
     "E-211"): an entity of another family in the question ("IP66") is an attribute asked about,
-    not the subject. subjects: the entities the evidence at hand stands under anywhere (headings,
-    titles, table columns). When an asked entity is one of them, it is a subject like the others,
-    and evidence under another subject is about that one whatever its family (the Rover M1's
-    "Battery: 48 V" is not the ArmX2's) unless one of the headings or the title it stands under
-    (lineage) names the asked one ("Troubleshooting the ArmX2 › E-211 brake fault")."""
+    not the subject."""
     if not wanted or matches(wanted, scope | text):
         return set()
     families = {family(w) for w in wanted}
-    found = {t for t in scope | text if family(t) in families}
-    subjects = set(subjects)
-    if scope and matches(wanted, subjects) and not matches(wanted, set(lineage)):
-        found |= scope & subjects
-    return found
+    return {t for t in scope | text if family(t) in families}

@@ -102,24 +102,6 @@ def test_no_unit_about_a_sibling_is_ever_the_answer(scorer: SentenceScorer) -> N
     assert d.refused and "k7" in d.reason  # only the K7's specs: no answer rather than the K7's
 
 
-def test_a_fact_under_another_subject_is_not_the_asked_models(scorer: SentenceScorer) -> None:
-    dock = entry("docks/d2.md", "# Dock D2\n\n## Specifications\n\n- Battery: 6,000 mAh, 3 hours of charging")
-    dock = LedgerEntry(**{**vars(dock), "heading_path": "Dock D2 › Specifications"})
-    d = extractive_answer(
-        "What is the battery capacity of the K5?", [dock, EVIDENCE[1]], scorer, REFUSAL, 0.25
-    )
-    assert "6,000 mAh" not in d.text  # the dock's battery is not the K5's
-    question = "How does the K5's battery compare with the dock's battery?"  # the other side: the dock
-    d = extractive_answer(question, [dock, EVIDENCE[1]], scorer, REFUSAL, 0.25, "comparison")
-    assert "6,000 mAh" in d.text
-    charges = "# Dock D2\n\n- The D2 charges a K5 battery in 3 hours."
-    charges = LedgerEntry(**{**vars(entry("docks/d2.md", charges)), "heading_path": "Dock D2"})
-    d = extractive_answer(
-        "How long does a K5 battery take to charge?", [charges, EVIDENCE[1]], scorer, REFUSAL, 0.25
-    )
-    assert "3 hours" in d.text  # under the dock, but naming the K5 itself
-
-
 def test_procedure_is_complete_numbered_and_in_order(scorer: SentenceScorer) -> None:
     text = ask("How do I pair the controller with a drone?", "procedural", scorer)
     lines = [ln for ln in text.splitlines() if ln[:1].isdigit()]

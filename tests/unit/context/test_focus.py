@@ -22,21 +22,6 @@ def test_chunks_under_a_sibling_heading_go_last() -> None:
     assert about_asked_first([k7, k5], "How heavy are drones?") == [k7, k5]  # no entity asked: unchanged
 
 
-def test_chunks_under_another_subject_go_last_when_the_asked_one_has_its_own() -> None:
-    rover = cand("a", "- Battery: 48 V, 1.9 kWh", "rover.md", path="Rover M1 › Specifications")
-    arm = cand("b", "The ArmX2 is a compact arm.", "arm.md", path="ArmX2 Robot Arm")
-    faq = cand("c", "- E-211: brake fault, call support", "faq.md", path="ArmX2 FAQ › E-211 codes")
-    order = about_asked_first([rover, arm, faq], "What is the battery runtime of the ArmX2?")
-    assert [c.chunk.id for c in order] == ["b", "c", "a"]
-    # the asked model heads nothing here: another family's chunk is not moved
-    assert about_asked_first([rover, faq], "Which products are rated IP66?") == [rover, faq]
-    # a comparison's other side may stand under another subject: only siblings move
-    compared = about_asked_first(
-        [rover, arm], "How does the ArmX2's power compare with a rover's?", "comparison"
-    )
-    assert compared == [rover, arm]
-
-
 def test_a_chunk_that_goes_on_into_the_asked_entitys_section_is_not_moved_last() -> None:
     notes = cand(
         "a",

@@ -28,16 +28,6 @@ def test_evidence_about_a_sibling_conflicts() -> None:
     assert conflicts({"x2"}, {"armx2"}, set()) == set()  # "Arm X2" written apart
 
 
-def test_evidence_under_another_subject_conflicts_when_the_asked_one_is_a_subject_too() -> None:
-    subjects = {"armx2", "m1"}  # the evidence has sections about the ArmX2 and the Rover M1
-    assert conflicts({"armx2"}, {"m1"}, set()) == set()  # another family, subjects unknown
-    assert conflicts({"armx2"}, {"m1"}, set(), subjects) == {"m1"}  # the Rover M1's battery
-    assert conflicts({"armx2"}, {"m1"}, {"armx2"}, subjects) == set()  # "an ArmX2 can ride the M1"
-    # "Troubleshooting the ArmX2 › E-211 brake fault": a heading above names the asked one
-    assert conflicts({"armx2"}, {"e211"}, set(), {"armx2", "e211"}, {"armx2", "e211"}) == set()
-    assert conflicts({"ip66"}, {"armx3"}, set(), {"armx3"}) == set()  # IP66 heads nothing: an attribute
-
-
 def test_plurals_times_and_eras_are_not_new_models() -> None:
     from core.query.entities import entities
 
