@@ -55,6 +55,11 @@ class Conversation:
     updated: str
     turns: int
 
+    @property
+    def last_asked(self) -> str:
+        """When its last question was asked, as shown: "2026-11-25 09:05" (UTC)."""
+        return self.updated[:16].replace("T", " ")
+
 
 def conversations_path(settings: Settings) -> Path:
     """The conversations file: beside the index, in the store folder (git-ignored with it)."""
@@ -74,7 +79,7 @@ def list_labels(convs: Sequence[Conversation]) -> dict[str, str]:
     out = {}
     for c in convs:
         label = f"{c.title} ({c.turns} turn{'' if c.turns == 1 else 's'}"
-        out[c.id] = label + (f" · {c.updated[:16].replace('T', ' ')})" if counts[c.title] > 1 else ")")
+        out[c.id] = label + (f" · {c.last_asked})" if counts[c.title] > 1 else ")")
     return out
 
 

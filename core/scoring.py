@@ -67,14 +67,12 @@ class SentenceScorer:
         vec = self.embedder.static_rows(self.embedder.word_pieces([question]))[0]
         words = content_words(question)
         stems = STEMMER.stem_set(words)
-        alternatives = tuple(
-            (own, alt)
-            for w in sorted(words)
-            if w in ATTRIBUTE_OF
-            and (own := next(iter(STEMMER.stem_set({w})), ""))
-            and (alt := STEMMER.stem_set({ATTRIBUTE_OF[w]}) - stems)
-        )
-        return vec, stems, alternatives
+        alternatives = []
+        for w in sorted(words & ATTRIBUTE_OF.keys()):
+            own, alt = STEMMER.stem_set({w}), STEMMER.stem_set({ATTRIBUTE_OF[w]}) - stems
+            if own and alt:
+                alternatives.append((next(iter(own)), alt))
+        return vec, stems, tuple(alternatives)
 
     def relevance(
         self,
@@ -116,7 +114,4 @@ class SentenceScorer:
         if stems is None:
             stems = [STEMMER.stem_set(content_words(s)) for s in sentences]
         extra = STEMMER.stem_set(content_words(context)) if context else frozenset()
-        if not alternatives:
-            extra &= q
-            return np.array([len(q & (x | extra)) / len(q) for x in stems], dtype=np.float32)
         return np.array([_met(q, x | extra, alternatives) / len(q) for x in stems], dtype=np.float32)

@@ -279,7 +279,7 @@ def conversation_list(slot: Any, base: Settings) -> None:
                     labels[c.id],
                     key=f"conv-{c.id}", width="stretch", type="secondary" if c.id == current else "tertiary",
                     icon=":material/chat:" if c.id == current else None,
-                    on_click=state.open_conversation, args=(c.id,), help=f"last question {c.updated[:16].replace('T', ' ')} UTC",
+                    on_click=state.open_conversation, args=(c.id,), help=f"last question {c.last_asked} UTC",
                 )  # fmt: skip
         if current is not None:
             manage_current(base, current, next((c for c in convs if c.id == current), None))

@@ -1,15 +1,15 @@
 """Fitting evidence into the knowledge budget, with a fate for every candidate (the ledger).
 
 The loop is deliberately simple (after canopy's StuffingContextBuilder): walk the candidates in
-evidence order (core/context/rerank.py; fit.py chooses it), drop low scores and duplicates, add
-each entry while it fits. A candidate that overflows is summarised (high score: its sentences most relevant to the question) or truncated at
-a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the ranking while
-room is left, so a long first overflow cannot crowd out every later candidate; room the rest of
-the walk leaves unused is then given back to the capped extracts in walk order (tail_cap None: the
-first overflow takes all the room left and the rest are over budget). Token counts include the
-block header and separators. With cl100k they are exact sums of counts stored at ingest
-(core/prepared.py); with another encoding the final block is counted, and the last entries go
-until it fits, so the budget is never exceeded.
+evidence order (core/context/rerank.py; fit.py chooses it), drop low scores and duplicates, add each
+entry while it fits. A candidate that overflows is summarised (high score: its sentences most
+relevant to the question) or truncated at a sentence boundary, into at most `tail_cap` tokens, and
+the walk goes on down the ranking while room is left, so a long first overflow cannot crowd out
+every later candidate; room the rest of the walk leaves unused is then given back to the capped
+extracts in walk order (tail_cap None: the first overflow takes all the room left and the rest are
+over budget). Token counts include the block header and separators. With cl100k they are exact sums
+of counts stored at ingest (core/prepared.py); with another encoding the final block is counted, and
+the last entries go until it fits, so the budget is never exceeded.
 """
 
 from __future__ import annotations
