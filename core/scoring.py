@@ -6,13 +6,16 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from core.embed import Embedder
+from core.query.answer_type import AnswerType, expected_type, states
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
+
+ANSWER_TYPE = 0.1  # relevance bonus of a sentence stating the kind of value asked for (a time for "When …")
 
 
 def _met(q: frozenset[str], found: frozenset[str], alternatives: Sequence[tuple[str, frozenset[str]]]) -> int:
@@ -27,6 +30,7 @@ class SentenceScorer:
         self.embedder = embedder
         # a question's static vector and content words (the budget ranks several chunks' sentences for it)
         self._question = functools.lru_cache(maxsize=256)(self._question_parts)
+        self._kind: Callable[[str], AnswerType | None] = functools.lru_cache(maxsize=256)(expected_type)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
@@ -86,7 +90,9 @@ class SentenceScorer:
         core/prepared.py).
 
         0.5 × cosine of static word-piece embeddings + 0.5 × share of the question's content
-        words present, compared by their stems (core/stems.py: "invented" meets "invention").
+        words present, compared by their stems (core/stems.py: "invented" meets "invention"),
+        + ANSWER_TYPE when the question asks for a time, a number or a name and the sentence
+        states one (core/query/answer_type.py).
         On 300 SQuAD questions the top sentence held the answer for 84% with this score (before
         stems), 78% with full-model cosine alone, at ~1% of the cost; over the top-8 candidates of
         500 SQuAD questions the best sentence held it for 68.1% with whole words, 70.8% with stems."""
@@ -95,7 +101,11 @@ class SentenceScorer:
         rows = self.embedder.word_pieces(sentences) if pieces is None else pieces
         qvec = self._question(question)[0]
         cos = self.embedder.static_rows(rows) @ qvec
-        return 0.5 * cos + 0.5 * self.overlap(sentences, question, stems=stems)
+        score = 0.5 * cos + 0.5 * self.overlap(sentences, question, stems=stems)
+        kind = self._kind(question)
+        if kind is not None:
+            score += ANSWER_TYPE * np.array([states(kind, s, question) for s in sentences], dtype=np.float32)
+        return score
 
     def overlap(
         self,
