@@ -1,8 +1,9 @@
 """Evidence about the entity the question names goes first.
 
 When the question names a model ("ArmX2", "K7", "v2.1"), a chunk that stands under a heading (or
-title) naming only a sibling ("ArmX3 › Key specifications") is walked after the others, so it
-cannot crowd the asked model's own evidence out of the budget. The order stays deterministic: a
+title) naming only a sibling ("ArmX3 › Key specifications"), and not about the asked one too (see
+_about_asked_too), is walked after the others, so it cannot crowd the asked model's own evidence
+out of the budget. The order stays deterministic: a
 stable partition of the ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 from collections.abc import Sequence
 
 from core.query.entities import conflicts, entities, matches, question_entities
+from core.stems import STEMMER
+from core.text import content_words, split_sentences
 from core.types import Candidate
 
 
@@ -27,12 +30,23 @@ def chunk_scope(c: Candidate) -> set[str]:
 
 
 _HEADING_LINE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
+ON_TOPIC = 0.5  # share of the question's other words a sentence naming the asked entity holds
 
 
-def _heads_asked(c: Candidate, wanted: set[str]) -> bool:
-    """The chunk holds a section headed by an asked entity (it starts under "Firmware 4.2.0" and
-    goes on into "## Firmware 4.1.3"): it is about the asked one too."""
-    return any(matches(wanted, entities(h)) for h in _HEADING_LINE.findall(c.chunk.text))
+def _about_asked_too(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
+    """The chunk, under a sibling's heading, is about the asked entity too: it holds a section
+    headed by it (it starts under "Firmware 4.2.0" and goes on into "## Firmware 4.1.3"), or a
+    sentence that names it and holds at least ON_TOPIC of the question's other words (by stem:
+    "… a longer release time (28 ms, compared to 15 ms on the ArmX2)" for "How long does the
+    brake take to release on an ArmX2?"; not "The ArmX3 carries the same warranty as the ArmX2"
+    for its IP rating)."""
+    if any(matches(wanted, entities(h)) for h in _HEADING_LINE.findall(c.chunk.text)):
+        return True
+    return any(
+        matches(wanted, entities(s))
+        and len(topic & STEMMER.stem_set(content_words(s))) >= ON_TOPIC * len(topic)
+        for s in split_sentences(c.chunk.text)
+    )
 
 
 def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Candidate]:
@@ -40,8 +54,10 @@ def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Ca
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
+    topic = STEMMER.stem_set(w for w in content_words(question) if not entities(w))
     elsewhere = [
-        bool(conflicts(wanted, chunk_scope(c), set())) and not _heads_asked(c, wanted) for c in candidates
+        bool(conflicts(wanted, chunk_scope(c), set())) and not _about_asked_too(c, wanted, topic)
+        for c in candidates
     ]
     return [c for c, away in zip(candidates, elsewhere, strict=True) if not away] + [
         c for c, away in zip(candidates, elsewhere, strict=True) if away

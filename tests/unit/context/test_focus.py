@@ -33,6 +33,21 @@ def test_a_chunk_that_goes_on_into_the_asked_entitys_section_is_not_moved_last()
     assert [c.chunk.id for c in order] == ["a", "b"]
 
 
+def test_a_chunk_under_a_sibling_that_names_the_asked_entity_is_not_moved_last() -> None:
+    """A postmortem about the K7 that gives the K5's figure beside it answers a K5 question; a K7
+    chunk that names the K5 in a sentence about something else still goes last."""
+    k7_only = cand("a", "The K7 rotor brake takes 28 ms.", "k7.md", path="Kestrel K7 Drone › Brakes")
+    both = cand(
+        "b", "The K7 brake takes 28 ms, compared to 15 ms on the K5.", "pm.md", path="Postmortem: K7 brake"
+    )
+    passing = cand(
+        "d", "The K7 has the same warranty as the K5.", "k7.md", path="Kestrel K7 Drone › Warranty"
+    )
+    neutral = cand("c", "Brakes are checked yearly.", "rules.md", path="Maintenance")
+    order = about_asked_first([k7_only, passing, both, neutral], "How long does the K5 brake take?")
+    assert [c.chunk.id for c in order] == ["b", "c", "a", "d"]  # naming the K5 in passing is not enough
+
+
 def test_a_procedures_continuation_is_walked_next_and_marked() -> None:
     first = cand("p1", "## Steps\n\n1. Open the lid.\n2. Lift the tray.", index=3)
     other = cand("x", "Unrelated text about warranty.", "warranty.md")
