@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from core.embed import Embedder
-from core.query.answer_type import AnswerType, expected_type, states
+from core.query.answer_type import AnswerType, expected_type, stating
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
 
@@ -84,10 +84,12 @@ class SentenceScorer:
         question: str,
         pieces: Sequence[Sequence[int]] | None = None,
         stems: Sequence[frozenset[str]] | None = None,
+        typed: bool = True,
     ) -> np.ndarray:
         """Fast relevance of sentences to a question, in [0, 1]-ish (pieces and stems: the
         sentences' word pieces and stems when they are known, e.g. stored at ingest;
-        core/prepared.py).
+        core/prepared.py; typed False: the "question" is a statement, e.g. an answer sentence that
+        grounding looks up, so it asks for no kind of value).
 
         0.5 × cosine of static word-piece embeddings + 0.5 × share of the question's content
         words present, compared by their stems (core/stems.py: "invented" meets "invention"),
@@ -102,9 +104,9 @@ class SentenceScorer:
         qvec = self._question(question)[0]
         cos = self.embedder.static_rows(rows) @ qvec
         score = 0.5 * cos + 0.5 * self.overlap(sentences, question, stems=stems)
-        kind = self._kind(question)
+        kind = self._kind(question) if typed else None
         if kind is not None:
-            score += ANSWER_TYPE * np.array([states(kind, s, question) for s in sentences], dtype=np.float32)
+            score += ANSWER_TYPE * np.array(stating(kind, sentences, question), dtype=np.float32)
         return score
 
     def overlap(

@@ -154,7 +154,7 @@ def _best_support(
     of texts instead of the whole context (cached vectors are reused)."""
     if not evidence:
         return 0.0, None
-    quick = scorer.relevance(evidence, sentence)
+    quick = scorer.relevance(evidence, sentence, typed=False)
     top = [int(i) for i in quick.argsort()[::-1][:shortlist]]
     sims = scorer.vectors([evidence[i] for i in top]) @ scorer.vectors([sentence])[0]
     j = int(sims.argmax())

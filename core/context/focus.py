@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.query.entities import conflicts, entities, matches, question_entities
+from core.query.entities import conflicts, entities, matches, question_entities, without_entities
 from core.stems import STEMMER
 from core.text import content_words, split_sentences
 from core.types import Candidate
@@ -42,9 +42,9 @@ def _about_asked_too(c: Candidate, wanted: set[str], topic: frozenset[str]) -> b
     for its IP rating)."""
     if any(matches(wanted, entities(h)) for h in _HEADING_LINE.findall(c.chunk.text)):
         return True
+    need = max(1.0, ON_TOPIC * len(topic))  # no other word asked ("What is the ArmX2?"): headings decide
     return any(
-        matches(wanted, entities(s))
-        and len(topic & STEMMER.stem_set(content_words(s))) >= ON_TOPIC * len(topic)
+        matches(wanted, entities(s)) and len(topic & STEMMER.stem_set(content_words(s))) >= need
         for s in split_sentences(c.chunk.text)
     )
 
@@ -54,7 +54,7 @@ def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Ca
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
-    topic = STEMMER.stem_set(w for w in content_words(question) if not entities(w))
+    topic = STEMMER.stem_set(content_words(without_entities(question)))  # not "nc", "300" of "NC-300"
     elsewhere = [
         bool(conflicts(wanted, chunk_scope(c), set())) and not _about_asked_too(c, wanted, topic)
         for c in candidates

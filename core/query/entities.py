@@ -44,6 +44,12 @@ def entities(text: str) -> set[str]:
     return {_norm(t) for t in _TOKEN.findall(text) if is_entity(t)}
 
 
+def without_entities(text: str) -> str:
+    """The text with its entity tokens blanked ("the NC-300 brake" → "the   brake"), so their
+    pieces ("nc", "300") are not read as words or numbers."""
+    return _TOKEN.sub(lambda m: " " if is_entity(m.group()) else m.group(), text)
+
+
 def question_entities(question: str) -> set[str]:
     """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2")."""
     tokens = _TOKEN.findall(question)

@@ -46,6 +46,13 @@ def test_a_chunk_under_a_sibling_that_names_the_asked_entity_is_not_moved_last()
     neutral = cand("c", "Brakes are checked yearly.", "rules.md", path="Maintenance")
     order = about_asked_first([k7_only, passing, both, neutral], "How long does the K5 brake take?")
     assert [c.chunk.id for c in order] == ["b", "c", "a", "d"]  # naming the K5 in passing is not enough
+    # a code's pieces ("nc", "300") are no topic words, and a question with none besides the code
+    # keeps only the heading rule
+    nc200 = cand("e", "The NC-200 brake is slower than the NC-300's.", "nc.md", path="NC-200 › Brakes")
+    assert about_asked_first([nc200, neutral], "How long does the NC-300 brake take?") == [neutral, nc200]
+    nc_both = cand("f", "The NC-200 brake takes 40 ms, the NC-300's 25 ms.", "nc.md", path="NC-200 › Brakes")
+    assert about_asked_first([nc_both, neutral], "How long does the NC-300 brake take?") == [nc_both, neutral]
+    assert about_asked_first([passing, neutral], "What is the K5?") == [neutral, passing]
 
 
 def test_a_procedures_continuation_is_walked_next_and_marked() -> None:
