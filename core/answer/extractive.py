@@ -111,6 +111,10 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         picked[0],
         *(x for x in picked[1:] if x.source == picked[0].source or x.score >= ELSEWHERE * picked[0].score),
     ]
+    if ev.wanted and matches(ev.wanted, _names(picked[0])):
+        # the best unit is about the asked entity: a unit standing under another one ("Gripper G5 —
+        # Ingress protection: IP54" for the ArmX3's rating) is no further answer, however close
+        picked = [picked[0], *(x for x in picked[1:] if not x.scope or matches(ev.wanted, _names(x)))]
     if picked[0].unit.kind != "sentence":
         # a fact from a spec list or table: the other close facts, not prose that mentions them
         picked = [x for x in picked if x.score >= 0.75 * picked[0].score]
@@ -118,6 +122,11 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
     return compose.units(picked)
+
+
+def _names(x: Scored) -> set[str]:
+    """The entities a unit stands under and those its own text names (codes such as "IP66" too)."""
+    return set(x.scope) | entities(x.text)
 
 
 def _has_value(text: str) -> bool:

@@ -2,20 +2,22 @@
 
 The loop is deliberately simple (after canopy's StuffingContextBuilder): walk the candidates in
 evidence order (core/context/rerank.py; fit.py chooses it), drop low scores and duplicates, add each
-entry while it fits. A candidate that overflows is summarised (high score: its sentences most
-relevant to the question) or truncated at a sentence boundary, into at most `tail_cap` tokens, and
-the walk goes on down the ranking while room is left, so a long first overflow cannot crowd out
-every later candidate; room the rest of the walk leaves unused is then given back to the capped
-extracts in walk order (tail_cap None: the first overflow takes all the room left and the rest are
-over budget). Token counts include the block header and separators. With cl100k they are exact sums
-of counts stored at ingest (core/prepared.py); with another encoding the final block is counted, and
-the last entries go until it fits, so the budget is never exceeded.
+entry while it fits. A candidate that overflows is summarised (high score, or a table row or "Key:
+value" item that holds the question's words: its sentences most relevant to the question) or
+truncated at a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the
+ranking while room is left, so a long first overflow cannot crowd out every later candidate; room
+the rest of the walk leaves unused is then given back to the capped extracts in walk order (tail_cap
+None: the first overflow takes all the room left and the rest are over budget). Token counts include
+the block header and separators. With cl100k they are exact sums of counts stored at ingest
+(core/prepared.py); with another encoding the final block is counted, and the last entries go until
+it fits, so the budget is never exceeded.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +27,7 @@ from core.context.knowledge import KnowledgeFormat
 from core.context.rerank import by_relevance
 from core.context.summarize import extract_tokens, join, leading_pick, ranked_pick
 from core.prepared import Prepared, Preparer
+from core.query.entities import without_entities
 from core.scoring import SentenceScorer
 from core.shield.quarantine import chunk_flags, defused_text
 from core.text import is_heading
@@ -135,6 +138,23 @@ def ledger_entry(
     )  # fmt: skip
 
 
+FACT_OVERLAP = 0.5  # share of the question's words (its model codes aside) a fact's key holds
+_FACT_KEY = re.compile(
+    r"^\s*(?:\|\s*([^|\n]+?)\s*\||[-*+•]\s+([^:\n]{1,60}):)"
+)  # "| Payload |", "- Payload:"
+
+
+def _states_asked_fact(p: Prepared, question: str, scorer: SentenceScorer) -> bool:
+    """The chunk holds a structured fact about what the question asks: a table row whose first
+    cell, or a "Key: value" list item whose key, holds at least FACT_OVERLAP of the question's
+    words (by stem; the model codes it names are left to the focus step). Such a chunk is
+    summarised by relevance whatever its score, so the row itself reaches the context ("| Default
+    max. transient contact force | 110 N | 150 N |" of a certification summary whose prose scores
+    low), not the page's first lines."""
+    keys = [m.group(1) or m.group(2) for m in map(_FACT_KEY.match, p.sentences) if m]
+    return bool(keys) and bool((scorer.overlap(keys, without_entities(question)) >= FACT_OVERLAP).any())
+
+
 def _fit(
     c: Candidate,
     p: Prepared,
@@ -148,8 +168,8 @@ def _fit(
 ) -> tuple[Fate, str, str, int] | None:
     """An overflowing candidate fitted into room tokens: (fate, text, rendered entry, its tokens).
 
-    High scores get their sentences most relevant to the question, the rest a sentence-boundary
-    truncation; None when not even one sentence beyond the headings fits (a heading alone would
+    High scores, and chunks stating a fact the question asks about (_states_asked_fact), get
+    their sentences most relevant to the question, the rest a sentence-boundary truncation; None when not even one sentence beyond the headings fits (a heading alone would
     spend an entry's head and fence on no evidence, room a later candidate can use). p holds the
     sentences of the defused chunk with their token counts and word pieces, so a trial extract
     costs a sum, not a count; fixed is the entry's own lines (its head and closing fence)."""
@@ -158,7 +178,7 @@ def _fit(
         return fixed + extract_tokens(p, idx, counter) <= room
 
     chosen, fate = None, Fate.TRUNCATED
-    if c.score >= params.summary_min_score:
+    if c.score >= params.summary_min_score or _states_asked_fact(p, question, scorer):
         chosen, fate = (
             ranked_pick(
                 p.sentences, scorer.relevance(p.sentences, question, p.pieces, p.stems or None), fits

@@ -305,6 +305,21 @@ def test_a_fact_from_another_document_joins_only_when_nearly_as_relevant(scorer:
     assert "3,000" in answer and "1,000" not in answer
 
 
+def test_a_fact_standing_under_another_product_does_not_follow_the_asked_ones(scorer: SentenceScorer) -> None:
+    catalogue = (
+        "# Marine catalogue\n\n## Heron H4 boat\n\n- Rated speed: 6 knots\n- Ingress protection: IP67\n\n"
+        "## Heron bilge pump BP2\n\n- Flow: 30 l/min\n- Ingress protection: IP68"
+    )
+    question = "What ingress protection does the Heron H4 have?"
+    answer = ask(question, "factual", scorer, [entry("catalogue.md", catalogue, 0.7)])
+    assert "IP67" in answer and "IP68" not in answer  # the pump's rating is no second answer
+    # a fact standing under the asked one still follows
+    notes = catalogue.replace("Heron bilge pump BP2", "Heron H4 boat, sealing").replace(
+        "IP68", "IP67, salt spray"
+    )
+    assert "salt spray" in ask(question, "factual", scorer, [entry("catalogue.md", notes, 0.7)])
+
+
 INCIDENT = """# Postmortem: pump P3 stopped
 
 ## Root cause
