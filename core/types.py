@@ -90,6 +90,7 @@ class LedgerEntry:
     units_total: int | None = None  # … of how many
     dropped_units: tuple[str, ...] = ()  # the units left out, as the answer would show them
     notes: str = ""  # what parsing left out of its document (hidden HTML text), from ingest
+    chunk_index: int | None = None  # its place among its document's chunks (from ingest), when known
 
     @property
     def included(self) -> bool:

@@ -124,8 +124,8 @@ PASSAGE_WORDS = 110  # an explanation's passage stops growing past this many wor
 
 def passage(usable: Sequence[Scored]) -> list[Scored]:
     """An explanation: the section (source and heading path) whose best two units are the most
-    relevant, as a run of its consecutive units around its best one, in document order, up to
-    PASSAGE_WORDS words — a "why" is answered by the reasoning around the best sentence, not by
+    relevant, as a run of its consecutive units around its best one (Scored.place: a list's lead-in
+    may stand between), in document order, up to PASSAGE_WORDS words — a "why" is answered by the reasoning around the best sentence, not by
     the best sentences of several places."""
     sections: dict[tuple[str, tuple[str, ...]], list[Scored]] = {}
     for x in usable:
@@ -138,14 +138,20 @@ def passage(usable: Sequence[Scored]) -> list[Scored]:
         top = sorted((x.score for x in xs), reverse=True)
         return top[0] + 0.5 * (top[1] if len(top) > 1 else 0.0)
 
-    units = sorted(max(sections.values(), key=strength), key=lambda x: x.order)
+    units = sorted(max(sections.values(), key=strength), key=lambda x: x.place)
     at = max(range(len(units)), key=lambda i: units[i].score)
     lo = hi = at
     words = len(units[at].text.split())
+
+    def next_to(a: Scored, b: Scored) -> bool:  # b follows a (a list's lead-in may stand between)
+        return b.place - a.place == 1 or (b.place - a.place == 2 and bool(b.lead))
+
     while True:
         grown = False
         for j in (hi + 1, lo - 1):  # the sentence after first: reasons follow what they explain
-            if 0 <= j < len(units) and abs(units[j].order - units[hi if j > hi else lo].order) == 1:
+            if 0 <= j < len(units) and (
+                next_to(units[hi], units[j]) if j > hi else next_to(units[j], units[lo])
+            ):
                 more = len(units[j].text.split())
                 if words + more <= PASSAGE_WORDS:
                     lo, hi = min(lo, j), max(hi, j)

@@ -38,6 +38,8 @@ class Scored:
     condensed: bool = False  # its chunk was injected in part (summarised or truncated)
     parts: tuple[float, ...] = ()  # its score for each part of a question that asks several things
     lead: str = ""  # a list item's lead-in sentence ("…, provided that:"), which is no unit of its own
+    place: int = 0  # its place in its document's text as injected: consecutive units differ by one,
+    # across two consecutive chunks too when the first ends with a list's lead-in (_starts)
 
     @property
     def best(self) -> float:
@@ -64,19 +66,22 @@ def score_units(
     asked = parts_for(question, query_type)
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
     leads: dict[int, str] = {}  # pool index → the lead-in of its list
+    places: list[int] = []  # pool index → its place (Scored.place)
+    parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
+    starts = _starts(entries, parsed_of)
     for n, e in enumerate(entries):
-        if e.suspicious:  # quarantined: none of a flagged passage's sentences is ever quoted
+        if n not in parsed_of:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
-        base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
-        levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
         title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
-        parsed = parse(e.injected_text, base, levels)
-        for i, u in enumerate(parsed):
+        before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
+        parsed = [*before, *parsed_of[n]]
+        for i, u in enumerate(parsed[len(before) :], len(before)):
             if not _usable(u):
                 continue
             text, scope = _narrow(u, wanted, title_scope)
             clash = frozenset(conflicts(set(wanted), scope, entities(text)))
             pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
+            places.append(starts[n][0] + u.position)
             if u.kind == "item":
                 leads[len(pool) - 1] = _lead_in(parsed, i)
     if not pool:
@@ -105,10 +110,50 @@ def score_units(
             e.fate != Fate.KEPT,
             tuple(float(p[i]) for p in by_part),
             leads.get(i, ""),
+            places[i],
         )  # fmt: skip
         for i, (u, text, e, scope, clash, order) in enumerate(pool)
     )
     return Evidence(question, query_type, wanted, units, asked)
+
+
+def _parsed(e: LedgerEntry) -> list[Unit]:
+    """The units of an entry's injected text, under its heading path."""
+    base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
+    levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
+    return parse(e.injected_text, base, levels)
+
+
+def _starts(
+    entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]
+) -> dict[int, tuple[int, list[Unit]]]:
+    """Each entry's first place and the last unit of the chunk it goes on from: an entry injected
+    from its start (kept or truncated) that is the next chunk of an entry kept whole, which ends
+    with a list's lead-in ("The main reasons:"), goes on from there, so the list is read with its
+    lead-in and the passage before it; any other starts a place of its own (entry n at n × 100000).
+    Only a lead-in joins two chunks: prose would run on into whatever the next chunk holds (a
+    page's footer)."""
+    at = {
+        (e.source, e.chunk_index): n
+        for n, e in enumerate(entries)
+        if n in parsed_of and e.chunk_index is not None
+    }
+    out: dict[int, tuple[int, list[Unit]]] = {}
+
+    def start(n: int) -> tuple[int, list[Unit]]:
+        if n not in out:
+            e = entries[n]
+            prev = at.get((e.source, e.chunk_index - 1)) if e.chunk_index else None
+            out[n] = (n * 100000, [])
+            if prev is not None and entries[prev].fate == Fate.KEPT and e.fate in (Fate.KEPT, Fate.TRUNCATED):
+                units = parsed_of[prev]
+                if units and units[-1].kind == "sentence" and units[-1].text.endswith(":"):
+                    out[n] = (start(prev)[0] + units[-1].position + 1, units[-1:])
+        return out[n]
+
+    for n in parsed_of:
+        start(n)
+    return out
 
 
 def _lead_in(parsed: Sequence[Unit], i: int) -> str:

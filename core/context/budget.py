@@ -135,6 +135,7 @@ def ledger_entry(
         page=int(meta["page"]) if "page" in meta else None,
         title=str(meta.get("title", "")), heading_path=str(meta.get("heading_path", "")),
         heading_levels=str(meta.get("heading_levels", "")), notes=str(meta.get("notes", "")),
+        chunk_index=int(meta["chunk_index"]) if str(meta.get("chunk_index", "")).isdigit() else None,
     )  # fmt: skip
 
 

@@ -269,6 +269,38 @@ def test_a_why_question_gets_the_reasoning_around_the_best_sentence(scorer: Sent
     assert "car park" not in answer
 
 
+def test_a_why_whose_reasons_list_goes_on_in_the_next_chunk_gets_the_reasons(scorer: SentenceScorer) -> None:
+    def chunk(i: int, text: str, path: str) -> LedgerEntry:
+        return LedgerEntry(f"arch-{i}", "arch.md", 0.6, Fate.KEPT, 90, injected_text=text,
+                           injected_tokens=90, title="Pump controller", heading_path=path, chunk_index=i)  # fmt: skip
+
+    first = (
+        "## Why a hardware watchdog?\n\nThe pump controller uses a hardware watchdog rather than a "
+        "software timer. The main reasons:"
+    )
+    reasons = (
+        "- Independence. It resets the board even when the scheduler itself hangs.\n"
+        "- Certification. Auditors accept it without reviewing the kernel.\n\n"
+    )
+    footer = "Copies of this page are not controlled documents. Printed 2025."
+    question = "Why does the pump controller use a hardware watchdog rather than a software timer?"
+    evidence = [
+        chunk(0, first, "Pump controller"),
+        chunk(1, reasons, "Pump controller › Why a hardware watchdog?"),
+    ]
+    answer = ask(question, "analytical", scorer, evidence)
+    assert (
+        answer.index("rather than a software timer") < answer.index("Independence") < answer.index("Auditors")
+    )
+    # the same list in one chunk: the run goes on over its lead-in
+    answer = ask(question, "analytical", scorer, [chunk(0, f"{first}\n\n{reasons}", "Pump controller")])
+    assert "Independence" in answer and "Auditors" in answer
+    # a chunk ending in prose does not run on into the next one (here a page footer)
+    ends = [chunk(0, first.replace(" The main reasons:", ""), "Pump controller"),
+            chunk(1, footer, "Pump controller › Why a hardware watchdog?")]  # fmt: skip
+    assert "Printed" not in ask(question, "analytical", scorer, ends)
+
+
 def test_comparison_of_entities_that_are_table_rows(scorer: SentenceScorer) -> None:
     table = (
         "# Ticket priorities\n\n| Priority | Meaning | Answer within |\n| --- | --- | --- |\n"
