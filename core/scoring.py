@@ -4,6 +4,7 @@ relevance score for the hot path (ranking sentences for summaries and extractive
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -16,6 +17,28 @@ from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
 
 ANSWER_TYPE = 0.1  # relevance bonus of a sentence stating the kind of value asked for (a time for "When …")
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,5}\b")  # "EU", "CEO" in a question
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:of |and |for |the )?[A-Z][a-z]+)+")  # "European Union"
+_LINKING = frozenset({"of", "and", "for", "the"})
+
+
+def acronyms_of(question: str) -> frozenset[str]:
+    """The question's acronyms, lower-cased ("EU" → "eu")."""
+    return frozenset(a.lower() for a in _ACRONYM.findall(question))
+
+
+def spelled_out(acronyms: frozenset[str], text: str) -> frozenset[str]:
+    """The question's acronyms (lower-cased) that text spells out as a run of capitalised words
+    ("European Union" for "EU", "Chief Executive Officer" for "CEO"; "of", "and", "for", "the"
+    between them are not initials)."""
+    found = set()
+    for run in _CAPITALISED_RUN.findall(text):
+        initials = "".join(w[0] for w in re.split(r"[ -]", run) if w and w not in _LINKING).lower()
+        if initials in acronyms:
+            found.add(initials)
+    return frozenset(found)
 
 
 def _met(q: frozenset[str], found: frozenset[str], alternatives: Sequence[tuple[str, frozenset[str]]]) -> int:
@@ -65,9 +88,10 @@ class SentenceScorer:
 
     def _question_parts(
         self, question: str
-    ) -> tuple[np.ndarray, frozenset[str], tuple[tuple[str, frozenset[str]], ...]]:
-        """The question's static vector, its content words' stems, and the stems that also count
-        for a word that asks for an attribute ("cost" is met by "price", "heavy" by "weight")."""
+    ) -> tuple[np.ndarray, frozenset[str], tuple[tuple[str, frozenset[str]], ...], frozenset[str]]:
+        """The question's static vector, its content words' stems, the stems that also count for
+        a word that asks for an attribute ("cost" is met by "price", "heavy" by "weight"), and its
+        acronyms whose stem is one of its words (met by their spelled-out form, spelled_out)."""
         vec = self.embedder.static_rows(self.embedder.word_pieces([question]))[0]
         words = content_words(question)
         stems = STEMMER.stem_set(words)
@@ -76,7 +100,8 @@ class SentenceScorer:
             own, alt = STEMMER.stem_set({w}), STEMMER.stem_set({ATTRIBUTE_OF[w]}) - stems
             if own and alt:
                 alternatives.append((next(iter(own)), alt))
-        return vec, stems, tuple(alternatives)
+        acronyms = acronyms_of(question) & stems
+        return vec, stems, tuple(alternatives), acronyms
 
     def relevance(
         self,
@@ -120,10 +145,13 @@ class SentenceScorer:
         of context (e.g. the heading a list item stands under); a word asking for an attribute
         also counts as met by the attribute's word (core.text.ATTRIBUTE_OF: "cost" by "price");
         stems: the sentences' stems when they are known."""
-        _, q, alternatives = self._question(question)
+        _, q, alternatives, acronyms = self._question(question)
         if not q:
             return np.zeros(len(sentences), dtype=np.float32)
         if stems is None:
             stems = [STEMMER.stem_set(content_words(s)) for s in sentences]
         extra = STEMMER.stem_set(content_words(context)) if context else frozenset()
+        if acronyms:  # "EU" asked, "European Union" written
+            extra |= spelled_out(acronyms, context)
+            stems = [x | spelled_out(acronyms, s) for x, s in zip(stems, sentences, strict=True)]
         return np.array([_met(q, x | extra, alternatives) / len(q) for x in stems], dtype=np.float32)

@@ -13,6 +13,7 @@ from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
 from core.query.entities import entities, family, matches
 from core.query.parts import distinct_words
+from core.scoring import acronyms_of, spelled_out
 from core.text import ATTRIBUTE_OF, content_words
 
 # the words of a comparison question that name no attribute
@@ -394,9 +395,10 @@ def sides(usable: Sequence[Scored], parts: Sequence[str]) -> tuple[str, tuple[st
     if len(parts) != 2:
         return None
     own = [{w[:5] for w in distinct_words(a, b)} for a, b in (parts, parts[::-1])]
+    acronyms = acronyms_of(" ".join(parts))  # "EU" of one side is met by "European Union"
     picked: list[Scored] = []
     for i in (0, 1):
-        fits = [x for x in usable if x not in picked and _about(x, own[i], own[1 - i] - own[i])]
+        fits = [x for x in usable if x not in picked and _about(x, own[i], own[1 - i] - own[i], acronyms)]
         if not fits:
             return None
         picked.append(max(fits, key=lambda x, i=i: _side_value(x, i, picked)))
@@ -404,8 +406,9 @@ def sides(usable: Sequence[Scored], parts: Sequence[str]) -> tuple[str, tuple[st
     return "\n".join(lines), _labels(picked)
 
 
-def _about(x: Scored, mine: set[str], theirs: set[str]) -> bool:
-    words = {w[:5] for w in content_words(" ".join((*x.unit.path[-1:], x.text)))}
+def _about(x: Scored, mine: set[str], theirs: set[str], acronyms: frozenset[str] = frozenset()) -> bool:
+    text = " ".join((*x.unit.path[-1:], x.text))
+    words = {w[:5] for w in content_words(text)} | spelled_out(acronyms, text)
     return len(words & mine) > len(words & theirs)
 
 

@@ -14,7 +14,7 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, family, matches, question_entities
 from core.query.parts import parts_for
-from core.scoring import SentenceScorer
+from core.scoring import SentenceScorer, acronyms_of, spelled_out
 from core.text import ATTRIBUTE_OF, content_words
 from core.types import Fate, LedgerEntry
 
@@ -227,7 +227,11 @@ def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
     q = _stems(question)
     if not q:
         return np.zeros(len(texts), dtype=np.float32)
-    return np.array([len(q & _stems(t)) / len(q) for t in texts], dtype=np.float32)
+    acronyms = acronyms_of(question) & q  # "EU" asked, "European Union" written
+    return np.array(
+        [len(q & (_stems(t) | spelled_out(acronyms, t) if acronyms else _stems(t))) / len(q) for t in texts],
+        dtype=np.float32,
+    )
 
 
 def _lookup_bonus(

@@ -39,3 +39,17 @@ def test_a_word_asking_for_an_attribute_is_met_by_the_attribute(resources) -> No
     assert scorer.overlap(rows, "How much does the arm cost?").tolist() == pytest.approx([0.5, 0.0, 0.5])
     assert scorer.overlap(["Weight: 21 kg"], "How heavy is it?").tolist() == [1.0]
     assert scorer.overlap(["Weight: 21 kg"], "What is the weight?").tolist() == [1.0]  # no alternative
+
+
+def test_an_acronym_in_the_question_is_met_by_its_spelled_out_form(resources) -> None:  # noqa: ANN001
+    """ "EU" is met by "European Union", "CEO" by "Chief Executive Officer"; not by lower-case words
+    that happen to share the initials, and not when the question writes the word in lower case."""
+    scorer = SentenceScorer(resources.embedder)
+    texts = [
+        "Data from customers in the European Union is stored in Frankfurt.",
+        "Each user may ask for a copy.",
+        "Helena Marsh is the Chief Executive Officer.",
+    ]
+    assert scorer.overlap(texts, "EU data?").tolist() == pytest.approx([1.0, 0.0, 0.0])
+    assert scorer.overlap(texts, "eu data?").tolist() == pytest.approx([0.5, 0.0, 0.0])  # no acronym asked
+    assert scorer.overlap(texts, "Who is the CEO?").tolist() == pytest.approx([0.0, 0.0, 1.0])

@@ -301,6 +301,22 @@ def test_a_why_whose_reasons_list_goes_on_in_the_next_chunk_gets_the_reasons(sco
     assert "Printed" not in ask(question, "analytical", scorer, ends)
 
 
+def test_a_comparison_side_named_by_an_acronym_finds_the_spelled_out_fact(scorer: SentenceScorer) -> None:
+    privacy = (
+        "# Privacy\n\n## Where data is stored\n\n"
+        "- Data from customers in the European Union is stored in a data center in Frankfurt.\n"
+        "- Data from all other customers is stored in a data center in Columbus.\n"
+        "- Raw telemetry is retained for 18 months and then deleted."
+    )
+    answer = ask(
+        "Where is telemetry from EU customers stored compared with data from other customers?",
+        "comparison",
+        scorer,
+        [entry("privacy.md", privacy, 0.6)],
+    )
+    assert "Frankfurt" in answer and "Columbus" in answer and "18 months" not in answer
+
+
 def test_comparison_of_entities_that_are_table_rows(scorer: SentenceScorer) -> None:
     table = (
         "# Ticket priorities\n\n| Priority | Meaning | Answer within |\n| --- | --- | --- |\n"
