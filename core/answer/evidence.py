@@ -222,6 +222,23 @@ def shares_words(x: Scored, question: str) -> bool:
     return bool(_stems(question) & _stems(" ".join((*x.unit.path, x.text))))
 
 
+def fact_key(u: Unit) -> str:
+    """What a structured fact is about: a row's subject cell, a list item's "Key" of "Key: value"
+    ("" for anything else)."""
+    if u.kind == "row":
+        return u.cells[0] if u.cells else ""
+    if u.kind == "item" and ":" in u.text[:60]:
+        return u.text.split(":", 1)[0]
+    return ""
+
+
+def same_fact(a: Unit, b: Unit) -> bool:
+    """a and b state the same kind of fact: their keys share at least half their words ("Arm
+    weight" and "Weight"; "Ingress protection" twice)."""
+    x, y = _stems(fact_key(a)), _stems(fact_key(b))
+    return bool(x and y) and len(x & y) / len(x | y) >= 0.5
+
+
 def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
     """Share of the question's word stems found in each text."""
     q = _stems(question)
@@ -246,11 +263,7 @@ def _lookup_bonus(
     acronyms = {t.lower() for t in re.findall(r"\b[A-Z]{2,5}\b", question)}
     out = np.zeros(len(units), dtype=np.float32)
     for i, (u, text) in enumerate(zip(units, texts, strict=True)):
-        key = ""
-        if u.kind == "row":
-            key = " ".join((u.cells[0] if u.cells else "", *u.header[1:]))
-        elif u.kind == "item" and ":" in u.text[:60]:
-            key = u.text.split(":", 1)[0]
+        key = " ".join((fact_key(u), *u.header[1:])) if u.kind == "row" else fact_key(u)
         stems = _stems(key)
         if stems and q:
             out[i] += 0.2 * len(stems & q) / len(stems)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from core.answer import compose
 from core.answer.draft import Draft
-from core.answer.evidence import Evidence, Scored, score_units
+from core.answer.evidence import Evidence, Scored, same_fact, score_units
 from core.context.dedupe import jaccard, word_set
 from core.query.entities import entities, matches
 from core.scoring import SentenceScorer
@@ -112,9 +112,10 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         *(x for x in picked[1:] if x.source == picked[0].source or x.score >= ELSEWHERE * picked[0].score),
     ]
     if ev.wanted and matches(ev.wanted, _names(picked[0])):
-        # the best unit is about the asked entity: a unit standing under another one ("Gripper G5 —
-        # Ingress protection: IP54" for the ArmX3's rating) is no further answer, however close
-        picked = [picked[0], *(x for x in picked[1:] if not x.scope or matches(ev.wanted, _names(x)))]
+        # the best unit is about the asked entity: the same fact standing under another one
+        # ("Gripper G5 — Ingress protection: IP54" after the ArmX3's IP66) is no further answer;
+        # another fact may be (the stroke of "the gripper that fits the ArmX3")
+        picked = [picked[0], *(x for x in picked[1:] if not _same_fact_elsewhere(x, picked[0], ev.wanted))]
     if picked[0].unit.kind != "sentence":
         # a fact from a spec list or table: the other close facts, not prose that mentions them
         picked = [x for x in picked if x.score >= 0.75 * picked[0].score]
@@ -122,6 +123,11 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
     return compose.units(picked)
+
+
+def _same_fact_elsewhere(x: Scored, best: Scored, wanted: frozenset[str]) -> bool:
+    """x states best's kind of fact, standing under another entity than the asked ones."""
+    return bool(x.scope) and not matches(wanted, _names(x)) and same_fact(x.unit, best.unit)
 
 
 def _names(x: Scored) -> set[str]:

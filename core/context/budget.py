@@ -140,9 +140,8 @@ def ledger_entry(
 
 
 FACT_OVERLAP = 0.5  # share of the question's words (its model codes aside) a fact's key holds
-_FACT_KEY = re.compile(
-    r"^\s*(?:\|\s*([^|\n]+?)\s*\||[-*+•]\s+([^:\n]{1,60}):)"
-)  # "| Payload |", "- Payload:"
+# a row's first cell ("| Payload | 5 kg |") or an item's key ("- Payload: 5 kg")
+_FACT_KEY = re.compile(r"^\s*(?:\|\s*([^|\n]+?)\s*\||[-*+•]\s+([^:\n]{1,60}):)")
 
 
 def _states_asked_fact(p: Prepared, question: str, scorer: SentenceScorer) -> bool:
@@ -152,7 +151,16 @@ def _states_asked_fact(p: Prepared, question: str, scorer: SentenceScorer) -> bo
     summarised by relevance whatever its score, so the row itself reaches the context ("| Default
     max. transient contact force | 110 N | 150 N |" of a certification summary whose prose scores
     low), not the page's first lines."""
-    keys = [m.group(1) or m.group(2) for m in map(_FACT_KEY.match, p.sentences) if m]
+    keys = []
+    for i, sentence in enumerate(p.sentences):
+        m = _FACT_KEY.match(sentence)
+        first_row = (
+            m is not None
+            and m.group(1) is not None
+            and not (i and p.sentences[i - 1].lstrip().startswith("|"))
+        )
+        if m is not None and not first_row:  # a table's first row names its columns: no fact
+            keys.append(m.group(1) or m.group(2))
     return bool(keys) and bool((scorer.overlap(keys, without_entities(question)) >= FACT_OVERLAP).any())
 
 

@@ -64,15 +64,19 @@ def test_high_score_overflow_is_summarised_with_question_sentences(resources, sc
 def test_low_score_overflow_holding_the_asked_fact_is_summarised(resources, scorer) -> None:  # noqa: ANN001
     """A chunk under the summary score whose table row or "Key: value" item is keyed by the
     question's words is summarised by relevance (the row reaches the context, not the page's first
-    lines); one whose row is keyed by other words, or holds the words only in prose, is truncated."""
+    lines); one whose row is keyed by other words, holds the words only in prose or in its table's
+    first row (the column names), is truncated."""
     lead = "The cafeteria menu changes every Tuesday and Thursday. " * 8
     row = "| Rated payload | 12 kg | 5 kg |"
     table = f"{lead}\n\n| Property | A | B |\n| Reach | 1300 mm | 850 mm |\n{row}"
     item = f"{lead}\n\n- Reach: 1300 mm\n- Rated payload: 12 kg"
     other = table.replace("Rated payload", "Shipping weight")
     prose = f"{lead} The rated payload of the arm is 12 kg."
+    header = f"{lead}\n\n| Rated payload | A | B |\n| Reach | 1300 mm | 850 mm |"  # it names the columns
     intro = cand("a", "Short intro about the arm family and its uses.", 0.9)
-    for text, fate in ((table, Fate.SUMMARISED), (item, Fate.SUMMARISED), (other, Fate.TRUNCATED), (prose, Fate.TRUNCATED)):  # fmt: skip
+    cases = ((table, Fate.SUMMARISED), (item, Fate.SUMMARISED), (other, Fate.TRUNCATED), (prose, Fate.TRUNCATED),
+             (header, Fate.TRUNCATED))  # fmt: skip
+    for text, fate in cases:
         ctx = build([intro, cand("b", text, 0.3)], 130, resources, scorer, summary_min_score=0.5)
         assert ctx.ledger[1].fate == fate, text
         assert ("12 kg" in ctx.ledger[1].injected_text) == (fate == Fate.SUMMARISED)
