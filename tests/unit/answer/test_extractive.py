@@ -371,12 +371,8 @@ def test_a_fact_standing_under_another_product_does_not_follow_the_asked_ones(sc
         "# Marine catalogue\n\n## Heron H4 boat\n\nThe Kite gripper fits the Heron H4 through its deck "
         "flange and carries parts up to 2 kg.\n\n## Kite gripper K2\n\n- Stroke: 80 mm\n- Grip force: 140 N"
     )
-    answer = ask(
-        "What is the stroke of the gripper that fits the Heron H4?",
-        "factual",
-        scorer,
-        [entry("catalogue.md", accessories, 0.6)],
-    )
+    stroke = "What is the stroke of the gripper that fits the Heron H4?"
+    answer = ask(stroke, "factual", scorer, [entry("catalogue.md", accessories, 0.6)])
     assert "fits the Heron H4" in answer and "80 mm" in answer
 
 
