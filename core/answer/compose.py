@@ -125,9 +125,10 @@ PASSAGE_WORDS = 110  # an explanation's passage stops growing past this many wor
 
 def passage(usable: Sequence[Scored]) -> list[Scored]:
     """An explanation: the section (source and heading path) whose best two units are the most
-    relevant, as a run of its consecutive units around its best one (Scored.place: a list's lead-in
-    may stand between), in document order, up to PASSAGE_WORDS words — a "why" is answered by the reasoning around the best sentence, not by
-    the best sentences of several places."""
+    relevant, as a run of its consecutive units around its best one (Scored.place: a list's
+    lead-in may stand between), in document order, up to PASSAGE_WORDS words — a "why" is
+    answered by the reasoning around the best sentence, not by the best sentences of several
+    places."""
     sections: dict[tuple[str, tuple[str, ...]], list[Scored]] = {}
     for x in usable:
         if x.unit.kind != "row":

@@ -260,7 +260,7 @@ def _lookup_bonus(
     words = content_words(question)
     q = {w[:5] for w in words | {ATTRIBUTE_OF[w] for w in words if w in ATTRIBUTE_OF}}
     families = {family(w) for w in wanted}
-    acronyms = {t.lower() for t in re.findall(r"\b[A-Z]{2,5}\b", question)}
+    acronyms = acronyms_of(question)
     out = np.zeros(len(units), dtype=np.float32)
     for i, (u, text) in enumerate(zip(units, texts, strict=True)):
         key = " ".join((fact_key(u), *u.header[1:])) if u.kind == "row" else fact_key(u)

@@ -178,10 +178,11 @@ def _fit(
     """An overflowing candidate fitted into room tokens: (fate, text, rendered entry, its tokens).
 
     High scores, and chunks stating a fact the question asks about (_states_asked_fact), get
-    their sentences most relevant to the question, the rest a sentence-boundary truncation; None when not even one sentence beyond the headings fits (a heading alone would
-    spend an entry's head and fence on no evidence, room a later candidate can use). p holds the
-    sentences of the defused chunk with their token counts and word pieces, so a trial extract
-    costs a sum, not a count; fixed is the entry's own lines (its head and closing fence)."""
+    their sentences most relevant to the question, the rest a sentence-boundary truncation; None
+    when not even one sentence beyond the headings fits (a heading alone would spend an entry's
+    head and fence on no evidence, room a later candidate can use). p holds the sentences of the
+    defused chunk with their token counts and word pieces, so a trial extract costs a sum, not a
+    count; fixed is the entry's own lines (its head and closing fence)."""
 
     def fits(idx: list[int]) -> bool:
         return fixed + extract_tokens(p, idx, counter) <= room
