@@ -33,6 +33,8 @@ def spelled_out(acronyms: frozenset[str], text: str) -> frozenset[str]:
     """The question's acronyms (lower-cased) that text spells out as a run of capitalised words
     ("European Union" for "EU", "Chief Executive Officer" for "CEO"; "of", "and", "for", "the"
     between them are not initials)."""
+    if not acronyms:
+        return frozenset()
     found = set()
     for run in _CAPITALISED_RUN.findall(text):
         initials = "".join(w[0] for w in re.split(r"[ -]", run) if w and w not in _LINKING).lower()

@@ -246,8 +246,7 @@ def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
         return np.zeros(len(texts), dtype=np.float32)
     acronyms = acronyms_of(question) & q  # "EU" asked, "European Union" written
     return np.array(
-        [len(q & (_stems(t) | spelled_out(acronyms, t) if acronyms else _stems(t))) / len(q) for t in texts],
-        dtype=np.float32,
+        [len(q & (_stems(t) | spelled_out(acronyms, t))) / len(q) for t in texts], dtype=np.float32
     )
 
 
