@@ -131,8 +131,15 @@ def test_a_parser_that_overruns_is_killed_with_a_message(tmp_path: Path) -> None
 
 def test_a_parser_over_its_memory_cap_fails_alone(tmp_path: Path) -> None:
     """A worker capped below what parsing needs gives that file one message; the next file of the
-    run is parsed by a fresh worker and indexed."""
-    s = make_settings(tmp_path / "store", parse_memory_mb=350, parse_workers=1, max_text_chars=20_000_000)
+    run is parsed by a fresh worker and indexed. The parse reaches the cap after ~11 s on an idle
+    machine; the time limit is set far above it, so a loaded machine cannot turn this into a timeout."""
+    s = make_settings(
+        tmp_path / "store",
+        parse_memory_mb=350,
+        parse_workers=1,
+        max_text_chars=20_000_000,
+        parse_timeout_s=600,
+    )
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "a-large.md").write_bytes(("- item with some words in it\n" * 200_000).encode())
