@@ -3,14 +3,14 @@
 The loop is deliberately simple (after canopy's StuffingContextBuilder): walk the candidates in
 evidence order (core/context/rerank.py; fit.py chooses it), drop low scores and duplicates, add each
 entry while it fits. A candidate that overflows is summarised (high score, or a table row or "Key:
-value" item that holds the question's words: its sentences most relevant to the question) or
-truncated at a sentence boundary, into at most `tail_cap` tokens, and the walk goes on down the
-ranking while room is left, so a long first overflow cannot crowd out every later candidate; room
-the rest of the walk leaves unused is then given back to the capped extracts in walk order (tail_cap
-None: the first overflow takes all the room left and the rest are over budget). Token counts include
-the block header and separators. With cl100k they are exact sums of counts stored at ingest
-(core/prepared.py); with another encoding the final block is counted, and the last entries go until
-it fits, so the budget is never exceeded.
+value" item or a section title that holds the question's words: its sentences most relevant to the
+question) or truncated at a sentence boundary, into at most `tail_cap` tokens, and the walk goes on
+down the ranking while room is left, so a long first overflow cannot crowd out every later
+candidate; room the rest of the walk leaves unused is then given back to the capped extracts in walk
+order (tail_cap None: the first overflow takes all the room left and the rest are over budget).
+Token counts include the block header and separators. With cl100k they are exact sums of counts
+stored at ingest (core/prepared.py); with another encoding the final block is counted, and the last
+entries go until it fits, so the budget is never exceeded.
 """
 
 from __future__ import annotations
@@ -146,11 +146,11 @@ _FACT_KEY = re.compile(r"^\s*(?:\|\s*([^|\n]+?)\s*\||[-*+•]\s+([^:\n]{1,60}):)
 
 def _states_asked_fact(p: Prepared, question: str, scorer: SentenceScorer) -> bool:
     """The chunk holds a structured fact about what the question asks: a table row whose first
-    cell, or a "Key: value" list item whose key, holds at least FACT_OVERLAP of the question's
-    words (by stem; the model codes it names are left to the focus step). Such a chunk is
-    summarised by relevance whatever its score, so the row itself reaches the context ("| Default
-    max. transient contact force | 110 N | 150 N |" of a certification summary whose prose scores
-    low), not the page's first lines."""
+    cell, a "Key: value" list item whose key, or a section title ("## Pricing and lead time")
+    holds at least FACT_OVERLAP of the question's words (by stem; the model codes it names are
+    left to the focus step). Such a chunk is summarised by relevance whatever its score, so the row
+    or the section's sentence reaches the context ("| Default max. transient contact force | 110 N
+    | 150 N |" of a certification summary whose prose scores low), not the page's first lines."""
     keys = []
     for i, sentence in enumerate(p.sentences):
         m = _FACT_KEY.match(sentence)
@@ -161,6 +161,8 @@ def _states_asked_fact(p: Prepared, question: str, scorer: SentenceScorer) -> bo
         )
         if m is not None and not first_row:  # a table's first row names its columns: no fact
             keys.append(m.group(1) or m.group(2))
+        elif sentence.lstrip().startswith("#"):  # a section's title: "## Pricing and lead time"
+            keys.append(sentence.lstrip("# \t"))
     return bool(keys) and bool((scorer.overlap(keys, without_entities(question)) >= FACT_OVERLAP).any())
 
 

@@ -65,7 +65,8 @@ def test_low_score_overflow_holding_the_asked_fact_is_summarised(resources, scor
     """A chunk under the summary score whose table row or "Key: value" item is keyed by the
     question's words is summarised by relevance (the row reaches the context, not the page's first
     lines); one whose row is keyed by other words, holds the words only in prose or in its table's
-    first row (the column names), is truncated."""
+    first row (the column names), is truncated. A section whose title holds the question's words
+    ("## Rated payload") is summarised too; one titled otherwise is truncated."""
     lead = "The cafeteria menu changes every Tuesday and Thursday. " * 8
     row = "| Rated payload | 12 kg | 5 kg |"
     table = f"{lead}\n\n| Property | A | B |\n| Reach | 1300 mm | 850 mm |\n{row}"
@@ -73,9 +74,11 @@ def test_low_score_overflow_holding_the_asked_fact_is_summarised(resources, scor
     other = table.replace("Rated payload", "Shipping weight")
     prose = f"{lead} The rated payload of the arm is 12 kg."
     header = f"{lead}\n\n| Rated payload | A | B |\n| Reach | 1300 mm | 850 mm |"  # it names the columns
+    section = f"{lead}\n\n## Rated payload\n\nThe arm lifts 12 kg at full reach."
+    elsewhere = section.replace("## Rated payload", "## Shipping")
     intro = cand("a", "Short intro about the arm family and its uses.", 0.9)
     cases = ((table, Fate.SUMMARISED), (item, Fate.SUMMARISED), (other, Fate.TRUNCATED), (prose, Fate.TRUNCATED),
-             (header, Fate.TRUNCATED))  # fmt: skip
+             (header, Fate.TRUNCATED), (section, Fate.SUMMARISED), (elsewhere, Fate.TRUNCATED))  # fmt: skip
     for text, fate in cases:
         ctx = build([intro, cand("b", text, 0.3)], 130, resources, scorer, summary_min_score=0.5)
         assert ctx.ledger[1].fate == fate, text
