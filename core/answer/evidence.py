@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.answer.clauses import asked_clauses
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.entities import conflicts, entities, family, matches, question_entities
@@ -182,7 +183,8 @@ def _usable(u: Unit) -> bool:
 
 def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str, set[str]]:
     """The unit's text as shown and its scope entities: a row whose columns are entities keeps
-    only the asked columns; otherwise the nearest heading (or the title) that names entities."""
+    only the asked columns, a sentence giving each model its value only the asked model's clauses
+    (core/answer/clauses.py); the scope is the nearest heading (or the title) that names entities."""
     if u.kind == "row":
         columns = {i: entities(h) for i, h in enumerate(u.header) if i and entities(h)}
         if columns:
@@ -193,6 +195,7 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
         subject = entities(u.cells[0]) if u.cells else set()
         if subject:
             return u.text, subject
+    text = (asked_clauses(u.text, wanted) if u.kind != "row" else None) or u.text
     for heading in reversed(u.path):
         found = entities(heading)
         if found:
@@ -202,8 +205,8 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
                 and heading == u.path[-1]
                 and not matches(found, entities(u.text))
             )
-            return (f"{heading} — {u.text}" if qualified else u.text), found
-    return u.text, set(title_scope)
+            return (f"{heading} — {text}" if qualified else text), found
+    return text, set(title_scope)
 
 
 def _initials(key: str) -> str:

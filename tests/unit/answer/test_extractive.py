@@ -376,6 +376,20 @@ def test_a_fact_standing_under_another_product_does_not_follow_the_asked_ones(sc
     assert "fits the Heron H4" in answer and "80 mm" in answer
 
 
+def test_a_sentence_giving_each_model_its_value_answers_with_the_asked_ones(scorer: SentenceScorer) -> None:
+    page = (
+        "# Pump controllers\n\n## Control\n\nThe trajectory is executed by the pump controller. "
+        "The control loop runs at 2 kHz on the HX-40 and at 800 Hz on the HX-20."
+    )
+    evidence = [entry("controllers.md", page, 0.7)]
+    answer = ask("At what rate does the control loop run on the HX-20?", "factual", scorer, evidence)
+    assert "800 Hz on the HX-20" in answer and "2 kHz" not in answer
+    answer = ask("At what rate does the control loop run on the HX-40?", "factual", scorer, evidence)
+    assert "2 kHz on the HX-40" in answer and "800 Hz" not in answer
+    both = ask("Does the control loop run faster on the HX-40 or the HX-20?", "comparison", scorer, evidence)
+    assert "2 kHz" in both and "800 Hz" in both
+
+
 INCIDENT = """# Postmortem: pump P3 stopped
 
 ## Root cause
