@@ -21,6 +21,11 @@ from core.types import Fate, LedgerEntry
 
 SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
 _DIGIT = re.compile(r"\d")
+# a question that names no model and asks which one ("Which firmware release added …?"): the
+# answer is the name a unit stands under, so the unit is shown with that heading
+_SEEKS_NAME = re.compile(
+    r"^\W*(?:(?:in|on|with|from|since|by) )?(?:which|what (?:version|release|model|revision|edition))\b", re.I
+)
 PART_WEIGHT = 0.6  # a part's own relevance in its score (the rest: the whole question's)
 
 
@@ -68,6 +73,7 @@ def score_units(
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
     leads: dict[int, str] = {}  # pool index → the lead-in of its list
     places: list[int] = []  # pool index → its place (Scored.place)
+    seeks = not wanted and bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
     starts = _starts(entries, parsed_of)
     for n, e in enumerate(entries):
@@ -79,7 +85,7 @@ def score_units(
         for i, u in enumerate(parsed[len(before) :], len(before)):
             if not _usable(u):
                 continue
-            text, scope = _narrow(u, wanted, title_scope)
+            text, scope = _narrow(u, wanted, title_scope, seeks)
             clash = frozenset(conflicts(set(wanted), scope, entities(text)))
             pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
             places.append(starts[n][0] + u.position)
@@ -181,10 +187,14 @@ def _usable(u: Unit) -> bool:
     return words >= 2  # a flagged chunk is skipped whole (score_units): no unit is checked again here
 
 
-def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str, set[str]]:
+def _narrow(
+    u: Unit, wanted: frozenset[str], title_scope: set[str], seeks: bool = False
+) -> tuple[str, set[str]]:
     """The unit's text as shown and its scope entities: a row whose columns are entities keeps
     only the asked columns, a sentence giving each model its value only the asked model's clauses
-    (core/answer/clauses.py); the scope is the nearest heading (or the title) that names entities."""
+    (core/answer/clauses.py); the scope is the nearest heading (or the title) that names entities.
+    A list item or short sentence right under that heading is shown with it ("Firmware 4.1.3 — …");
+    so is any unit when the question seeks a name (seeks: it asks "which …" and names no model)."""
     if u.kind == "row":
         columns = {i: entities(h) for i, h in enumerate(u.header) if i and entities(h)}
         if columns:
@@ -200,11 +210,10 @@ def _narrow(u: Unit, wanted: frozenset[str], title_scope: set[str]) -> tuple[str
         found = entities(heading)
         if found:
             # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
+            # and any unit under a named heading answers a question that seeks the name
             qualified = (
-                (u.kind == "item" or len(u.text.split()) <= SHORT_WORDS)
-                and heading == u.path[-1]
-                and not matches(found, entities(u.text))
-            )
+                seeks or (u.kind == "item" or len(u.text.split()) <= SHORT_WORDS) and heading == u.path[-1]
+            ) and not matches(found, entities(u.text))
             return (f"{heading} — {text}" if qualified else text), found
     return text, set(title_scope)
 

@@ -390,6 +390,21 @@ def test_a_sentence_giving_each_model_its_value_answers_with_the_asked_ones(scor
     assert "2 kHz" in both and "800 Hz" in both
 
 
+def test_a_question_seeking_which_release_gets_the_heading_that_names_it(scorer: SentenceScorer) -> None:
+    notes = (
+        "# Pump firmware release notes\n\n## Firmware 7.2.0\n\n### New features\n\n"
+        "- **Modbus server.** The pump controller can expose its state through a built-in Modbus server.\n"
+        "- **Dry-run guard.** The pump stops when it detects it is running dry.\n\n"
+        "## Firmware 7.1.0\n\n### Fixes\n\n- The flow display no longer freezes after a restart."
+    )
+    evidence = [entry("release-notes.md", notes, 0.7)]
+    answer = ask("Which firmware release added the Modbus server?", "factual", scorer, evidence)
+    assert "7.2.0" in answer and "Modbus server" in answer
+    # a question that names the release already is answered without it
+    answer = ask("What server does firmware 7.2.0 add to the pump controller?", "factual", scorer, evidence)
+    assert "Modbus server" in answer and "Firmware 7.2.0 —" not in answer
+
+
 INCIDENT = """# Postmortem: pump P3 stopped
 
 ## Root cause
