@@ -32,10 +32,10 @@ def acronyms_of(question: str) -> frozenset[str]:
 def spelled_out(acronyms: frozenset[str], text: str) -> frozenset[str]:
     """The question's acronyms (lower-cased) that text spells out as a run of capitalised words
     ("European Union" for "EU", "Chief Executive Officer" for "CEO"; "of", "and", "for", "the"
-    between them are not initials)."""
+    between them are not initials) or writes as a code's letters ("IP54" for "IP")."""
     if not acronyms:
         return frozenset()
-    found = set()
+    found = {a for a in acronyms if re.search(rf"\b{a.upper()}-?\d", text)}
     for run in _CAPITALISED_RUN.findall(text):
         initials = "".join(w[0] for w in re.split(r"[ -]", run) if w and w not in _LINKING).lower()
         if initials in acronyms:

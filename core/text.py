@@ -20,7 +20,9 @@ TERM = re.compile(r"[A-Za-z][\w.\-]*\d[\w.\-]*|[A-Z][\w\-]+|\w+")
 STOP_WORDS = frozenset(
     "a an the and or but of to in on at for with by from is are was were be been do does did what "
     "which who whom whose when where why how much many it its this that these those they them "
-    "there their i we you can could should would will may might must has have had as if than".split()
+    "there their i we you can could should would will may might must has have had as if than "
+    # what is left of a contraction or possessive once split at its apostrophe ("what's", "G5's", "isn't")
+    "s t d ll re ve m don doesn didn isn aren wasn weren couldn shouldn wouldn hasn haven hadn".split()
 )
 # function words plus the conversational words a follow-up question carries ("tell me about the other one")
 QUERY_NOISE = STOP_WORDS | frozenset(

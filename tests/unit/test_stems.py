@@ -7,6 +7,7 @@ import pytest
 
 from core.scoring import SentenceScorer
 from core.stems import STEMMER, Stemmer
+from core.text import content_words
 
 
 def test_stems_are_the_index_terms() -> None:
@@ -53,3 +54,21 @@ def test_an_acronym_in_the_question_is_met_by_its_spelled_out_form(resources) ->
     assert scorer.overlap(texts, "EU data?").tolist() == pytest.approx([1.0, 0.0, 0.0])
     assert scorer.overlap(texts, "eu data?").tolist() == pytest.approx([0.5, 0.0, 0.0])  # no acronym asked
     assert scorer.overlap(texts, "Who is the CEO?").tolist() == pytest.approx([0.0, 0.0, 1.0])
+
+
+def test_an_acronym_is_met_by_a_code_that_starts_with_it(resources) -> None:  # noqa: ANN001
+    """ "IP rating" asks for "IP54": a code written with the acronym's letters meets it; the same
+    letters inside a word ("SHIPPING") or in lower case do not."""
+    scorer = SentenceScorer(resources.embedder)
+    texts = ["Ingress protection: IP54", "Shipping weight: 4 kg", "SHIPPING: 4 kg", "ip54 sealing kit"]
+    assert scorer.overlap(texts, "IP rating?").tolist() == pytest.approx([0.5, 0.0, 0.0, 0.0])
+
+
+def test_what_is_left_of_a_contraction_is_no_word_to_meet(resources) -> None:  # noqa: ANN001
+    """ "What's" and "G5's" split at the apostrophe into "s", which every possessive would meet."""
+    assert content_words("What's the G5's rating? Isn't it sealed, and don't they say?") == {
+        "g5", "rating", "sealed", "say",
+    }  # fmt: skip
+    scorer = SentenceScorer(resources.embedder)
+    texts = ["The gripper's closing time is 0.35 s.", "Ingress protection rating: IP54"]
+    assert scorer.overlap(texts, "What's the rating of the gripper?").tolist() == pytest.approx([0.5, 0.5])
