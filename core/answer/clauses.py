@@ -4,11 +4,13 @@
 does the control loop run on the NC-200?" only through its second clause; quoted whole, it also puts
 the NC-300's 1 kHz in the answer, and a reader cannot tell which value is the one asked. The
 sentence is cut at its clause boundaries (";", "and", "while", "whereas", "but", "compared to",
-"versus"). A clause that names no model goes with the model named before it. When
+"versus"). A clause that names no model goes with the model named before it, unless it opens with
+"both", "each", "all", "every", "neither" or "either" (it is about every model, and is kept). When
 some clauses state a value of an asked model and others one of a sibling (same family, another
-model: core/query/entities.py), the sentence is shown as its lead (its words before its first value)
-and the asked clauses, elisions marked "…": "The control loop runs … at 500 Hz on the NC-200." A
-sentence whose clauses do not separate the models so is shown whole.
+model: core/query/entities.py), the sentence is shown as the asked clauses, led by the sentence's
+lead (its words before its first value) when the first of them does not open with the asked model,
+elisions marked "…": "The control loop runs … at 500 Hz on the NC-200." A sentence whose clauses do
+not separate the models so is shown whole.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ _DANGLING = re.compile(
     r"|for|from|in|on|has|have|had|reaches|takes))+\s*$",
     re.I,
 )
+
+
+_OPENING = re.compile(r"(?:the\s+)?(\S+(?:\s+\S+)?)", re.I)  # a clause's first two words after "the"
+_SHARED = re.compile(r"(?:both|each|all|every|neither|either)\b", re.I)
 
 
 def _pieces(text: str) -> list[tuple[int, int]]:
@@ -64,14 +70,19 @@ def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
         sibling = any(family(t) in families and not matches(wanted, {t}) for t in found)
         if asked and sibling:
             return None  # one clause about both: nothing to cut
+        if not asked and not sibling and _SHARED.match(text, a):  # "… and both are IP54": every model
+            subjects.append("shared")
+            continue
         current = "asked" if asked else "sibling" if sibling else current
         subjects.append(current)
     valued = {s for s, (a, b) in zip(subjects, pieces, strict=True) if _VALUE.search(text, a, b)}
     if not {"asked", "sibling"} <= valued:
         return None  # not one value per model ("The ArmX2 and the ArmX3 share a flange.")
-    kept = [i for i, s in enumerate(subjects) if s == "asked"]
+    kept = [i for i, s in enumerate(subjects) if s == "asked" or (s == "shared" and i)]
     shown: list[str] = []
-    if kept[0] > 0:  # the asked clause leans on the sentence's lead for its subject and verb
+    opening = _OPENING.match(text, pieces[kept[0]][0])
+    own_subject = opening is not None and matches(wanted, entities(opening.group(1)))  # "the ArmX3 weighs …"
+    if kept[0] > 0 and not own_subject:  # the asked clause leans on the sentence's lead for its verb
         a, b = pieces[0]
         value = _VALUE.search(text, a, b)
         lead = _DANGLING.sub("", text[a : value.start() if value else b]).strip(" ,(")
@@ -84,6 +95,7 @@ def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
             if j + 1 < len(kept):
                 run_start = kept[j + 1]
     out = " … ".join(_balanced(piece) for piece in shown)
+    out = out[:1].upper() + out[1:]  # "the ArmX3 weighs …" opens the answer
     return out + "." if text.rstrip().endswith(".") and not out.endswith((".", "!", "?")) else out
 
 

@@ -23,6 +23,17 @@ LOOP = "The pump loop runs at 2 kHz on the HX-40 and at 800 Hz on the HX-20."
             "What does the Kestrel K2 draw?",
             "The Kestrel K2 weighs 12 kg and draws 300 W.",
         ),
+        # a clause opening with its own model needs no lead; one about "both" is kept
+        (
+            "The Kestrel K2 weighs 12 kg and the Kestrel K3 weighs 18 kg, and both are rated IP54.",
+            "How heavy is the Kestrel K3?",
+            "The Kestrel K3 weighs 18 kg, and both are rated IP54.",
+        ),
+        (
+            "The Kestrel K2 weighs 12 kg and the Kestrel K3 weighs 18 kg, and both are rated IP54.",
+            "What is the IP rating of the Kestrel K2?",
+            "The Kestrel K2 weighs 12 kg … both are rated IP54.",
+        ),
         # a parenthesis the cut opens or closes is not left dangling
         (
             "Only the K3 stalled because its brake is larger (up to 28 ms when warm, compared to 15 ms on the K2).",
