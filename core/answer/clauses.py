@@ -1,16 +1,20 @@
-"""A sentence that gives one value per sibling model, narrowed to the asked model's clauses.
+"""A sentence that gives each sibling model its own value, narrowed to the asked model's clauses.
 
 "The control loop runs at 1 kHz on the NC-300 and at 500 Hz on the NC-200." answers "At what rate
 does the control loop run on the NC-200?" only through its second clause; quoted whole, it also puts
 the NC-300's 1 kHz in the answer, and a reader cannot tell which value is the one asked. The
-sentence is cut at its clause boundaries (";", "and", "while", "whereas", "but", "compared to",
-"versus"). A clause that names no model goes with the model named before it, unless it opens with
-"both", "each", "all", "every", "neither" or "either" (it is about every model, and is kept). When
-some clauses state a value of an asked model and others one of a sibling (same family, another
-model: core/query/entities.py), the sentence is shown as the asked clauses, led by the sentence's
-lead (its words before its first value) when the first of them does not open with the asked model,
-elisions marked "…": "The control loop runs … at 500 Hz on the NC-200." A sentence whose clauses do
-not separate the models so is shown whole.
+sentence is cut where it coordinates clauses (";", "and", "while", "whereas", "but"; not "5 and
+40", a range). It is narrowed only in two plain shapes, and shown whole otherwise:
+- parallel clauses that each open with their model and verb: "The ArmX2 weighs 21 kg and the ArmX3
+  weighs 33 kg." → "The ArmX3 weighs 33 kg." (not "… and the ArmX3 33 kg", whose verb is left out);
+- clauses that each end on their model, after a lead naming none: "The control loop runs at 1 kHz
+  on the NC-300 and at 500 Hz on the NC-200." → "The control loop runs … at 500 Hz on the NC-200."
+  (the lead is the words before the first value).
+A model named without a value of its own, a clause about "both"/"each"/"all" models, a pronoun in
+the kept clause ("it is 200 ms"), or a lead or opening that names a model or sets a condition ("At
+25 °C, …") leaves the sentence whole: a cut there could drop the answer or pin a value on the wrong
+model. A reference value ("…, compared with 21 kg for the ArmX2") is no coordinated clause and is
+never cut off.
 """
 
 from __future__ import annotations
@@ -18,13 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from core.query.entities import entities, family, matches
+from core.query.entities import entities, matches, siblings
 
-_BOUNDARY = re.compile(
-    r"\s*(?:;|,?\s+(?:and|while|whereas|but)\s+|,?\s+(?:compared|as opposed) (?:to|with)\s+"
-    r"|\s+(?:versus|vs\.?)\s+)\s*",
-    re.I,
-)
+_BOUNDARY = re.compile(r"\s*(?:;|,?\s+(?:and|while|whereas|but)\s+(?![\d$€£]))\s*", re.I)
 # a stated value: an amount of money, or a number with its unit ("1 kHz", "15 ms", "12 kg", "80%")
 _VALUE = re.compile(
     r"[$€£]\s?\d|(?<![\w.])\d[\d,.]*\s?(?:%|(?:[kMG]?Hz|[µmn]?s|min|h|hours?|minutes?|seconds?|days?"
@@ -36,10 +36,14 @@ _DANGLING = re.compile(
     r"|for|from|in|on|has|have|had|reaches|takes))+\s*$",
     re.I,
 )
-
-
-_OPENING = re.compile(r"(?:the\s+)?(\S+(?:\s+\S+)?)", re.I)  # a clause's first two words after "the"
 _SHARED = re.compile(r"(?:both|each|all|every|neither|either)\b", re.I)
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|these|those)\b", re.I)
+# what may stand between a clause's start and its model ("the ArmX3", "The Kestrel K3"), and what
+# after the model shows its verb was left out ("the ArmX3 650 W", "the ArmX3 in 20 s")
+_ARTICLE = re.compile(r"\s*(?:[Tt]he\s+)?(?:[A-Z][\w-]*\s+)?")
+_GAPPED = re.compile(
+    r"\W*(?:[$€£]?\d|(?:at|in|on|for|from|to|of|with|between|by|up|after|before|within|under|over)\b)", re.I
+)
 
 
 def _pieces(text: str) -> list[tuple[int, int]]:
@@ -52,42 +56,56 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if text[a:b].strip(" ,.")]
 
 
+def _opening_model(text: str, span: tuple[int, int]) -> tuple[set[str], int] | None:
+    """The model a clause opens with ("the ArmX3 weighs …") and where its name ends, if it does."""
+    a, b = span
+    start = _ARTICLE.match(text, a, b)
+    for m in re.finditer(r"\S+", text[a:b]):
+        if m.start() + a > (start.end() if start else a):
+            return None
+        found = entities(m.group())
+        if found:
+            return found, a + m.end()
+    return None
+
+
 def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
-    """The sentence narrowed to its clauses about an asked model, or None when it names no sibling
-    model in a clause of its own (it is then shown whole)."""
+    """The sentence narrowed to its clauses about an asked model, or None: shown whole."""
     wanted = set(wanted)
-    if not wanted:
-        return None
-    families = {family(w) for w in wanted}
     pieces = _pieces(text)
-    if len(pieces) < 2:
+    if not wanted or len(pieces) < 2 or any(_SHARED.match(text, a) for a, _ in pieces):
         return None
     subjects: list[str | None] = []  # "asked", "sibling", or None (no model named yet)
     current: str | None = None
     for a, b in pieces:
         found = entities(text[a:b])
-        asked = matches(wanted, found)
-        sibling = any(family(t) in families and not matches(wanted, {t}) for t in found)
+        asked, sibling = matches(wanted, found), bool(siblings(wanted, found))
         if asked and sibling:
             return None  # one clause about both: nothing to cut
-        if not asked and not sibling and _SHARED.match(text, a):  # "… and both are IP54": every model
-            subjects.append("shared")
-            continue
+        if (asked or sibling) and not _VALUE.search(text, a, b):
+            return None  # a model named without a value of its own ("The NC-200 and NC-300 both …")
         current = "asked" if asked else "sibling" if sibling else current
         subjects.append(current)
-    valued = {s for s, (a, b) in zip(subjects, pieces, strict=True) if _VALUE.search(text, a, b)}
-    if not {"asked", "sibling"} <= valued:
-        return None  # not one value per model ("The ArmX2 and the ArmX3 share a flange.")
-    kept = [i for i, s in enumerate(subjects) if s == "asked" or (s == "shared" and i)]
+    if "asked" not in subjects or "sibling" not in subjects or subjects[0] is None:
+        return None
+    kept = [i for i, s in enumerate(subjects) if s == "asked"]
+    if any(_PRONOUN.search(text, *pieces[i]) for i in kept):
+        return None  # "in 4.2.0 it is 200 ms": what "it" is stays behind
+    opening = _opening_model(text, pieces[kept[0]])
     shown: list[str] = []
-    opening = _OPENING.match(text, pieces[kept[0]][0])
-    own_subject = opening is not None and matches(wanted, entities(opening.group(1)))  # "the ArmX3 weighs …"
-    if kept[0] > 0 and not own_subject:  # the asked clause leans on the sentence's lead for its verb
+    if opening is not None:  # parallel clauses: each opens with its model and its own verb
+        first = _opening_model(text, pieces[0])
+        if kept[0] and (first is None or not siblings(wanted, first[0])):
+            return None  # the first clause opens otherwise: a condition or label ("At 25 °C, …")
+        if _GAPPED.match(text, opening[1], pieces[kept[0]][1]):
+            return None  # "the ArmX3 650 W": the verb is in the other model's clause
+    elif kept[0]:  # the clause ends on its model: it leans on the sentence's lead for its verb
         a, b = pieces[0]
         value = _VALUE.search(text, a, b)
         lead = _DANGLING.sub("", text[a : value.start() if value else b]).strip(" ,(")
-        if lead:
-            shown.append(lead)
+        if not lead or entities(lead):
+            return None  # a lead naming a model would pin the asked value on it
+        shown.append(lead)
     run_start = kept[0]
     for j, i in enumerate(kept):  # consecutive clauses keep the words between them
         if j + 1 == len(kept) or kept[j + 1] != i + 1:

@@ -13,7 +13,7 @@ import numpy as np
 from core.answer.clauses import asked_clauses
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
-from core.query.entities import conflicts, entities, family, matches, question_entities
+from core.query.entities import conflicts, entities, matches, question_entities, siblings
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
 from core.text import ATTRIBUTE_OF, content_words
@@ -194,7 +194,8 @@ def _narrow(
     only the asked columns, a sentence giving each model its value only the asked model's clauses
     (core/answer/clauses.py); the scope is the nearest heading (or the title) that names entities.
     A list item or short sentence right under that heading is shown with it ("Firmware 4.1.3 — …");
-    so is any unit when the question seeks a name (seeks: it asks "which …" and names no model)."""
+    so is any unit naming no model itself when the question seeks a name (seeks: it asks "which …"
+    and names no model)."""
     if u.kind == "row":
         columns = {i: entities(h) for i, h in enumerate(u.header) if i and entities(h)}
         if columns:
@@ -212,7 +213,9 @@ def _narrow(
             # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
             # and any unit under a named heading answers a question that seeks the name
             qualified = (
-                seeks or (u.kind == "item" or len(u.text.split()) <= SHORT_WORDS) and heading == u.path[-1]
+                (seeks and not entities(u.text))
+                or (u.kind == "item" or len(u.text.split()) <= SHORT_WORDS)
+                and heading == u.path[-1]
             ) and not matches(found, entities(u.text))
             return (f"{heading} — {text}" if qualified else text), found
     return text, set(title_scope)
@@ -270,7 +273,6 @@ def _lookup_bonus(
     a unit that names an asked entity in its own text or row (not only in a heading) gains 0.1."""
     words = content_words(question)
     q = {w[:5] for w in words | {ATTRIBUTE_OF[w] for w in words if w in ATTRIBUTE_OF}}
-    families = {family(w) for w in wanted}
     acronyms = acronyms_of(question)
     out = np.zeros(len(units), dtype=np.float32)
     for i, (u, text) in enumerate(zip(units, texts, strict=True)):
@@ -281,7 +283,6 @@ def _lookup_bonus(
         if key and _initials(key) in acronyms:  # "IP rating" asks for "Ingress protection: IP54"
             out[i] += 0.2
         own = entities(text if u.kind != "row" else " ".join(u.cells[:1]))
-        siblings = {t for t in own if family(t) in families and not matches(wanted, {t})}
-        if wanted and matches(wanted, own) and not siblings:  # about the asked one alone
+        if wanted and matches(wanted, own) and not siblings(wanted, own):  # about the asked one alone
             out[i] += 0.1
     return out

@@ -82,6 +82,13 @@ def _digits(token: str) -> str:
     return "".join(ch for ch in token if ch.isdigit())
 
 
+def siblings(wanted: Iterable[str], found: Iterable[str]) -> set[str]:
+    """The found entities that are another model of an asked one's family ("armx3" for "armx2")."""
+    wanted = set(wanted)
+    families = {family(w) for w in wanted}
+    return {t for t in found if family(t) in families and not matches(wanted, {t})}
+
+
 def conflicts(wanted: set[str], scope: set[str], text: set[str]) -> set[str]:
     """The sibling entities a piece of evidence is about, when it is not about a wanted one.
 
@@ -91,5 +98,4 @@ def conflicts(wanted: set[str], scope: set[str], text: set[str]) -> set[str]:
     not the subject."""
     if not wanted or matches(wanted, scope | text):
         return set()
-    families = {family(w) for w in wanted}
-    return {t for t in scope | text if family(t) in families}
+    return siblings(wanted, scope | text)
