@@ -57,7 +57,9 @@ def test_word_overlap_lets_a_low_score_through_and_is_traced(sample_store) -> No
     assert a.trace["refusal_rule"] == {"tau": 0.99, "min_overlap": 0.3, "min_context_tokens": 0}
     b = strict.ask(q, record=False)
     assert b.refused and "overlap 0.75 < 1.00" in b.refusal_reason
-    off = lenient.ask(OFF_TOPIC, record=False)
+    # a question none of whose words the documents hold stays refused (the CEO's email address is
+    # no such question: "email" is in the privacy policy, one of its three words)
+    off = lenient.ask("Who painted The Night Watch?", record=False)
     assert off.refused and off.trace["evidence_overlap"] < 0.3
 
 
