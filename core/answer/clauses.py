@@ -59,9 +59,9 @@ def _pieces(text: str) -> list[tuple[int, int]]:
 def _opening_model(text: str, span: tuple[int, int]) -> tuple[set[str], int] | None:
     """The model a clause opens with ("the ArmX3 weighs …") and where its name ends, if it does."""
     a, b = span
-    start = _ARTICLE.match(text, a, b)
+    opening_end = _ARTICLE.match(text, a, b).end()  # the pattern is all optional: it always matches
     for m in re.finditer(r"\S+", text[a:b]):
-        if m.start() + a > (start.end() if start else a):
+        if a + m.start() > opening_end:
             return None
         found = entities(m.group())
         if found:
@@ -72,8 +72,10 @@ def _opening_model(text: str, span: tuple[int, int]) -> tuple[set[str], int] | N
 def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
     """The sentence narrowed to its clauses about an asked model, or None: shown whole."""
     wanted = set(wanted)
+    if not wanted:  # most questions name no model: no clause splitting for them
+        return None
     pieces = _pieces(text)
-    if not wanted or len(pieces) < 2 or any(_SHARED.match(text, a) for a, _ in pieces):
+    if len(pieces) < 2 or any(_SHARED.match(text, a) for a, _ in pieces):
         return None
     subjects: list[str | None] = []  # "asked", "sibling", or None (no model named yet)
     current: str | None = None
