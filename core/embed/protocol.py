@@ -46,7 +46,9 @@ def mean_rows(table: np.ndarray, rows: Sequence[Sequence[int]], dim: int) -> np.
     out = np.zeros((len(rows), dim), dtype=np.float32)
     for i, ids in enumerate(rows):
         if ids:
-            out[i] = table[list(ids)].mean(axis=0)
+            # the sum over the rows divided by their count: what .mean(axis=0) computes, to the
+            # bit, without its per-call overhead (half the time on a question's ~40 sentences)
+            out[i] = table[list(ids)].sum(axis=0) / len(ids)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return out / norms
