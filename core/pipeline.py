@@ -58,7 +58,7 @@ class Pipeline:
         self.resources = resources
         self.templates = load_templates(settings.templates_path)
         self.backend = make_backend(settings) if backend == "auto" else backend
-        self.builder = PromptBuilder(settings, resources.models, self.templates)
+        self.builder = PromptBuilder(settings, resources.models, self.templates, resources.index.frequencies)
 
     @property
     def backend_name(self) -> str:
@@ -154,7 +154,7 @@ class Pipeline:
         s = self.settings
         return refusal.decide(
             found.top_score, built.context.tokens, s.refusal_tau, s.min_context_tokens,
-            built.overlap, s.refusal_min_overlap, s.min_score,
+            built.overlap, s.refusal_min_overlap, s.min_score, built.overlap_plain,
         )  # fmt: skip
 
     def answer(

@@ -70,6 +70,7 @@ def _context_part(
     return {
         "top_score": found.top_score,
         "evidence_overlap": built.overlap,
+        "evidence_overlap_plain": built.overlap_plain,
         "knowledge_budget": built.knowledge_budget,
         "prompt_limit": s.prompt_limit,
         "context_tokens": context.tokens,

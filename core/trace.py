@@ -7,7 +7,9 @@ version 3 the unit packing: a `condensed` fate, `units_kept` / `units_total` / `
 ledger row and `num_condensed`; version 4 the missing-context mode: `missing_context` (refuse |
 related), `related` (the answer is the related-sources answer, still refused) and `tokens_saved`
 (the prompt tokens a strict refusal did not send: the built prompt's total when the refusal rule
-refused in `refuse` mode, else 0). Records without them read as refuse mode, nothing saved."""
+refused in `refuse` mode, else 0). Records without them read as refuse mode, nothing saved.
+Version 5: `evidence_overlap` is the smaller of the plain and the rarity-weighted overlap (the
+value the refusal rule reads) and `evidence_overlap_plain` the plain one; before, they were one."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from typing import Any, NotRequired, TypedDict
 
 log = logging.getLogger(__name__)
 
-TRACE_VERSION = 4
+TRACE_VERSION = 5
 
 
 class LedgerRow(TypedDict):
@@ -77,6 +79,7 @@ class TraceRecord(TypedDict, total=False):
     total_ms: float
     top_score: float | None
     evidence_overlap: float
+    evidence_overlap_plain: NotRequired[float]  # since version 5
     knowledge_budget: int | None
     prompt_limit: int
     context_tokens: int

@@ -6,13 +6,21 @@ evidence shares few of the question's words (overlap under the minimum). The sec
 there because the small bundled embedder scores some in-domain questions low although the
 evidence names exactly what they ask about, while off-topic questions are low on both.
 
+The overlap is read twice, and the smaller reading counts: the share of the question's words one
+passage holds, and the same share with each word weighted by its rarity in the store (BM25's idf):
+a word most passages hold ("speed", "number", "film" in a store about them) says little about
+whether the question is about the documents, so an off-topic question that meets only such a word
+("Which element has atomic number 26?" against "a dynamic number of UI elements") is not let
+through by it, while a question that meets its rare words still is.
+
 The Decision carries every check with its values, so the inspector shows the rule as decided and
 never re-derives it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 from core.text import content_words
@@ -42,19 +50,47 @@ NOT_APPLIED = Decision(False, "", (Check("rule", True, "blind top-k run (no refu
 
 def evidence_overlap(question: str, texts: Iterable[str]) -> float:
     """The largest share of the question's content words that appear in one evidence text."""
+    return overlaps(question, texts)[0]
+
+
+def overlaps(
+    question: str, texts: Iterable[str], weights: Mapping[str, float] | None = None
+) -> tuple[float, float]:
+    """The largest share of the question's content words one evidence text holds, counted plainly
+    and weighted (weights: per content word, e.g. rarity_weights; a word without one weighs as
+    much as the heaviest; None: the weighted share is the plain one)."""
     q = content_words(question)
     if not q:
-        return 0.0
-    return max((len(q & content_words(t)) / len(q) for t in texts), default=0.0)
+        return 0.0, 0.0
+    held = [q & content_words(t) for t in texts]
+    plain = max((len(h) / len(q) for h in held), default=0.0)
+    if weights is None:
+        return plain, plain
+    top = max((weights.get(w, 0.0) for w in q), default=0.0)
+    w = {x: weights.get(x, top) for x in q}
+    total = sum(w.values())
+    if total <= 0:
+        return plain, plain
+    return plain, max((sum(w[x] for x in h) / total for h in held), default=0.0)
 
 
-def _similarity_check(top_score: float | None, tau: float, overlap: float, min_overlap: float) -> Check:
+def rarity_weights(n: int, counts: Mapping[str, int]) -> dict[str, float]:
+    """Each word's weight by how few of the n passages hold it: BM25's idf in Lucene's form,
+    log(1 + (n − df + 0.5) / (df + 0.5)), which is never negative (at n = 1000 a word in every
+    passage weighs 0.0005, one in ten passages 4.5, one in none 7.6)."""
+    return {w: math.log(1 + (n - df + 0.5) / (df + 0.5)) for w, df in counts.items()}
+
+
+def _similarity_check(
+    top_score: float | None, tau: float, overlap: float, min_overlap: float, plain: float | None = None
+) -> Check:
     score_ok = top_score is not None and top_score >= tau
     overlap_ok = overlap >= min_overlap
     shown = "none" if top_score is None else f"{top_score:.3f}"
+    how = f" (by rarity; {plain:.2f} counted plainly)" if plain is not None and plain != overlap else ""
     detail = (
         f"top score {shown} {'≥' if score_ok else '<'} τ {tau:.2f} · query-word overlap "
-        f"{overlap:.2f} {'≥' if overlap_ok else '<'} {min_overlap:.2f}"
+        f"{overlap:.2f}{how} {'≥' if overlap_ok else '<'} {min_overlap:.2f}"
     )
     if overlap_ok and not score_ok:
         detail += " (the overlap lets it through)"
@@ -69,10 +105,13 @@ def decide(
     overlap: float = 0.0,
     min_overlap: float = 1.0,
     min_score: float = 0.0,
+    plain_overlap: float | None = None,
 ) -> Decision:
     """Refuse when nothing survived, the context is too thin, or the best score is under τ while
     the word overlap is under min_overlap (min_overlap 1.0: only a full match is let through).
-    min_score: the budget's score floor, named in the reason when no candidate reached it."""
+    min_score: the budget's score floor, named in the reason when no candidate reached it;
+    plain_overlap: the overlap counted plainly, shown beside the one the rule reads when that is
+    the smaller, rarity-weighted reading."""
     # nothing reached the budget's score floor: the question is far from every passage
     far = (
         f"best score {top_score:.3f} < minimum {min_score:.2f}"
@@ -86,7 +125,7 @@ def decide(
         if context_tokens
         else f"no evidence injected (0 context tokens{'; ' + far if far else ''})",
     )
-    similarity = _similarity_check(top_score, tau, overlap, min_overlap)
+    similarity = _similarity_check(top_score, tau, overlap, min_overlap, plain_overlap)
     thin = Check(
         "min_context",
         context_tokens >= min_tokens,

@@ -20,7 +20,7 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -157,6 +157,10 @@ class Index:
                 filled += records.write_prepared(conn, done, {cid: v.chunk.text for cid, v in got.items()})
             after = ids[-1]
         return filled
+
+    def frequencies(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
+        """How many chunks there are, and how many hold each word (core/index/lexical.py)."""
+        return self.lexical.frequencies(words)
 
     def search_lexical(self, text: str, k: int) -> list[tuple[str, float]]:
         self._follow()

@@ -18,6 +18,7 @@ from core.index import records
 from core.index.db import LocalDB
 from core.index.sparse import MemoryBM25
 from core.index.vectors import StoredVector
+from core.stems import STEMMER
 from core.text import SEARCH_STOP_WORDS
 
 SCHEMA = """
@@ -79,6 +80,25 @@ class LexicalIndex:
             self._memory.sync(conn, self.generation(conn))
             return self._memory.search(words, k, lambda w: _phrase_rows(conn, w))
         return self._search_fts5(text, k)
+
+    def frequencies(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
+        """The number of rows and, per word, how many rows hold it (by its stemmed terms, as the
+        search matches it; a word of several terms counts its rarest term's rows)."""
+        words = list(dict.fromkeys(words))
+        conn = self.db.read()
+        if self._memory is not None:
+            self._memory.sync(conn, self.generation(conn))
+            return self._memory.frequencies(words)
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_rows USING fts5vocab(main, fts, row)")
+        stems = STEMMER.terms(words)
+        terms = sorted({t for ts in stems.values() for t in ts})
+        marks = ",".join("?" * len(terms))
+        rows = (
+            dict(conn.execute(f"SELECT term, doc FROM temp.fts_rows WHERE term IN ({marks})", terms))
+            if terms
+            else {}
+        )
+        return self.count(), {w: min((int(rows.get(t, 0)) for t in ts), default=0) for w, ts in stems.items()}
 
     @staticmethod
     def generation(conn: sqlite3.Connection) -> int:

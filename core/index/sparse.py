@@ -286,6 +286,19 @@ class MemoryBM25:
             top = top[np.lexsort((top, -scores[top]))][:take]
             return [(st.ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
+    def frequencies(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
+        """The live rows and, per word, how many of them hold it (a word of several terms: its
+        rarest term's count, as a phrase is in no more rows than any of its terms)."""
+        stems = self._stemmer.terms(words)
+        with self._lock:
+            st = self._state
+
+            def df(term: str) -> int:
+                tid = st.term_id.get(term)
+                return int(st.df[tid]) if tid is not None and tid < len(st.df) else 0
+
+            return st.n_alive, {w: min((df(t) for t in ts), default=0) for w, ts in stems.items()}
+
     def size(self) -> int:
         with self._lock:
             return self._state.n_alive

@@ -4,12 +4,12 @@ fitted into what the model window leaves, assembled in the fixed injection order
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from core.answer.refusal import evidence_overlap
+from core.answer.refusal import overlaps, rarity_weights
 from core.answer.related import RELATED_SENTENCE
 from core.config import Settings
 from core.context.budget import Context
@@ -19,6 +19,7 @@ from core.errors import ContextLensError
 from core.prompt.assemble import REPLY_PRIMING, Prompt, assemble, message_tokens
 from core.prompt.templates import Templates
 from core.resources import Models
+from core.text import content_words
 from core.types import Candidate, Turn
 
 
@@ -31,7 +32,9 @@ class BuiltPrompt:
     snippets: list[str]
     history_msgs: list[tuple[str, str]]
     knowledge_budget: int | None  # None for the blind baseline
-    overlap: float  # share of the query's content words in one injected entry (refusal rule)
+    overlap: float  # share of the query's content words in one injected entry, the smaller of
+    # its plain and rarity-weighted readings (the refusal rule's; core/answer/refusal.py)
+    overlap_plain: float = 0.0  # the same share counted plainly
 
 
 @dataclass(frozen=True)
@@ -47,10 +50,19 @@ class _Fixed:
 class PromptBuilder:
     """Fits history, memory and evidence around the fixed sections for one settings object."""
 
-    def __init__(self, settings: Settings, models: Models, templates: Templates) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        models: Models,
+        templates: Templates,
+        frequencies: Callable[[Iterable[str]], tuple[int, dict[str, int]]] | None = None,
+    ) -> None:
+        """frequencies: the store's passage count and each word's (Index.frequencies), which
+        weight the evidence overlap by rarity; None: the overlap is counted plainly."""
         self.settings = settings
         self.models = models
         self.templates = templates
+        self.frequencies = frequencies
         # the system prompt and the procedures are the same texts for every question: counted once
         self._count_fixed = functools.lru_cache(maxsize=64)(models.counter.count)
 
@@ -85,8 +97,17 @@ class PromptBuilder:
             candidates, question, query, s, budget, counter, self.models.scorer, baseline, query_type
         )
         prompt = self._assemble(question, fixed, context, memory, history_msgs)
-        overlap = evidence_overlap(query, (e.injected_text for e in context.included))
-        return BuiltPrompt(context, prompt, snippets, history_msgs, None if baseline else budget, overlap)
+        plain, weighted = overlaps(query, [e.injected_text for e in context.included], self._rarity(query))
+        return BuiltPrompt(
+            context, prompt, snippets, history_msgs, None if baseline else budget, min(plain, weighted), plain
+        )
+
+    def _rarity(self, query: str) -> dict[str, float] | None:
+        """The query's content words weighted by how few of the store's passages hold them."""
+        if self.frequencies is None:
+            return None
+        n, counts = self.frequencies(content_words(query))
+        return rarity_weights(n, counts) if n else None
 
     def _wrapper(self, question: str, refusal: str) -> int:
         """What the knowledge message costs around the block (0 when the block rides inside the

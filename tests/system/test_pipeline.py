@@ -52,15 +52,32 @@ def test_word_overlap_lets_a_low_score_through_and_is_traced(sample_store) -> No
     lenient = make_pipeline(sample_store.updated(refusal_tau=0.99, refusal_min_overlap=0.3), backend=None)
     q = "What is the rated payload of the ArmX3 on zebras?"  # "zebras" is in no document
     a = lenient.ask(q, record=False)
+    # rated, payload, armx3 of rated/payload/armx3/zebras; weighted by rarity the absent "zebras"
+    # weighs the most, so the rule reads less than three quarters, still over 0.3
+    assert a.trace["evidence_overlap_plain"] == 0.75 and not a.refused
     overlap = a.trace["evidence_overlap"]
-    assert overlap == 0.75 and not a.refused  # rated, payload, armx3 of rated/payload/armx3/zebras
+    assert 0.3 < overlap < 0.75
     assert a.trace["refusal_rule"] == {"tau": 0.99, "min_overlap": 0.3, "min_context_tokens": 0}
     b = strict.ask(q, record=False)
-    assert b.refused and "overlap 0.75 < 1.00" in b.refusal_reason
+    assert b.refused and f"overlap {overlap:.2f} < 1.00" in b.refusal_reason
     # a question none of whose words the documents hold stays refused (the CEO's email address is
     # no such question: "email" is in the privacy policy, one of its three words)
     off = lenient.ask("Who painted The Night Watch?", record=False)
     assert off.refused and off.trace["evidence_overlap"] < 0.3
+
+
+def test_a_question_meeting_only_a_word_most_documents_hold_is_refused(offline) -> None:  # noqa: ANN001
+    # "arms" is in half the sample store's chunks, "octopus" in none: counted plainly, half of the
+    # question's words are in the evidence (over the 0.34 minimum); weighted by rarity, far less
+    a = offline.ask("How many arms does an octopus have?", record=False)
+    t = a.trace
+    assert t["top_score"] < offline.settings.refusal_tau and t["evidence_overlap_plain"] == 0.5
+    assert a.refused and a.text == "I don't know." and t["evidence_overlap"] < 0.2
+    similarity = next(c for c in t["decision"]["checks"] if c["name"] == "similarity")
+    assert "counted plainly" in similarity["detail"] and not similarity["passed"]
+    # a question meeting the store's rarer words is still let through on its overlap
+    b = offline.ask("What is the rated payload of the ArmX3?", record=False)
+    assert not b.refused and b.trace["evidence_overlap"] == 1.0
 
 
 def test_every_candidate_has_a_fate(offline) -> None:  # noqa: ANN001

@@ -139,3 +139,19 @@ def fts_rank(db: LocalDB, words: list[str]) -> list[tuple[str, float]]:
         .fetchall()
     )
     return [(cid, float(s)) for cid, s in rows]
+
+
+def test_word_frequencies_are_the_rows_holding_each_stem_in_both_engines(tmp_path: Path) -> None:
+    db = _db(tmp_path / "lex.sqlite3")
+    with db.transaction() as conn:
+        LexicalIndex.add(conn, "s.txt", DOCS)
+    mem, fts = LexicalIndex(db, "memory"), LexicalIndex(db, "fts5")
+    # "river" and "rivers" stem alike (a, b); "running" meets "runs"/"run" (a) and "running" (c);
+    # "café" folds to "cafe" (b); "zebra" is in no row; "engine_block" is a phrase of two terms
+    words = ["river", "rivers", "running", "café", "zebra", "engine_block"]
+    want = {"river": 2, "rivers": 2, "running": 2, "café": 1, "zebra": 0, "engine_block": 1}
+    assert mem.frequencies(words) == (4, want)
+    assert fts.frequencies(words) == (4, want)
+    with db.transaction() as conn:  # a deleted row no longer counts
+        LexicalIndex.delete(conn, ["b"])
+    assert mem.frequencies(["river"]) == fts.frequencies(["river"]) == (3, {"river": 1})

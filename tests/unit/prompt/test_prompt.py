@@ -84,6 +84,34 @@ def test_evidence_overlap_counts_content_words_in_one_entry() -> None:
     assert evidence_overlap(q, []) == 0.0 and evidence_overlap("what is it?", ["anything"]) == 0.0
 
 
+def test_a_word_most_passages_hold_weighs_little_in_the_overlap() -> None:
+    from core.answer.refusal import overlaps, rarity_weights
+
+    # 1000 passages: "number" in 400 of them, "element" in 30, "atomic" and "26" in none
+    weights = rarity_weights(1000, {"element": 30, "atomic": 0, "number": 400, "26": 0})
+    assert weights["atomic"] == weights["26"] > weights["element"] > weights["number"] > 0
+    q = "Which element has atomic number 26?"
+    plain, weighted = overlaps(q, ["a dynamic number of UI element types"], weights)
+    assert plain == 0.5 and weighted < 0.25  # two of four words, but two that many passages hold
+    # a passage holding the rare words keeps most of the weight
+    plain, weighted = overlaps(q, ["iron: atomic number 26"], weights)
+    assert plain == 0.75 and weighted > 0.8
+    # without weights, or with a word the weights lack (weighed as the heaviest), still defined
+    assert overlaps(q, ["number element"]) == (0.5, 0.5)
+    assert overlaps(q, ["atomic 26"], {"number": 1.0, "element": 1.0})[1] == 0.5
+    assert overlaps(q, []) == (0.0, 0.0) and overlaps("what is it?", ["it"], weights) == (0.0, 0.0)
+
+
+def test_the_rule_reads_the_overlap_it_is_given_and_shows_the_plain_one() -> None:
+    d = decide(0.2, 500, 0.34, 0, overlap=0.18, min_overlap=0.34, plain_overlap=0.5)
+    assert d.refused and "overlap 0.18 < 0.34" in d.reason
+    assert "query-word overlap 0.18 (by rarity; 0.50 counted plainly) < 0.34" in d.checks[1].detail
+    assert (
+        "counted plainly"
+        not in decide(0.2, 500, 0.34, 0, overlap=0.5, min_overlap=0.34, plain_overlap=0.5).checks[1].detail
+    )
+
+
 def test_templates_file_loads_and_fills() -> None:
     t = load_templates(TEMPLATES)
     assert "I don't know." in t.system_prompt("I don't know.")
