@@ -4,6 +4,7 @@ bullet per compared entity. Each claim ends with its (source); the output is Mar
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -11,7 +12,7 @@ from core.answer.citations import cite
 from core.answer.evidence import Scored
 from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
-from core.query.entities import entities, family, matches
+from core.query.entities import entities, family, matches, without_entities
 from core.query.parts import distinct_words
 from core.scoring import acronyms_of, spelled_out
 from core.text import ATTRIBUTE_OF, content_words
@@ -240,29 +241,93 @@ def comparison(
     usable: Sequence[Scored], question: str, wanted: frozenset[str]
 ) -> tuple[str, tuple[str, ...]] | None:
     """One bullet per named entity with its values for the asked attributes (from a table whose
-    columns are the entities, or from each entity's own units); None with fewer than two."""
+    columns are the entities, or from each entity's own units); None with fewer than two. A
+    question listing several attributes ("in arm weight and typical power draw") gets each one's
+    values from wherever they are best stated: the weight from a table, the power draw from each
+    model's own specification list."""
     words = {w for w in content_words(question) if w not in _COMPARING and not entities(w)} - set(wanted)
     attrs = {ATTRIBUTE_OF.get(w, w) for w in words}
     wanted = compared(wanted)
-    tried = (
-        _from_table(usable, wanted, attrs),
-        _from_rows(usable, wanted, attrs),
-        _from_sections(usable, wanted, attrs),
-    )
-    found = [v for v in tried if v]
-    found = [v for v in found if len(v[0]) >= 2]
-    if not found:
+    values = _listed(usable, wanted, attribute_groups(question)) or _best_values(usable, wanted, attrs)
+    if values is None:
         return None
-    values = max(found, key=lambda v: v[1])[0]  # the more relevant of the table and the sections
     asked = question.lower().replace("-", "")
     lines, labels = [], []
     # in the order the question names them ("the ArmX2 or the ArmX3": the ArmX2 first)
     for name, pairs in sorted(values.items(), key=lambda kv: _first_mention(asked, kv[0])):
-        text = "; ".join(v for v, _ in pairs)
-        label = pairs[0][1]
-        lines.append(f"- **{name}**: {cite(text, label)}")
+        # each run of values from one source ends with its citation
+        runs = [
+            (label, [v for v, _ in group]) for label, group in itertools.groupby(pairs, key=lambda p: p[1])
+        ]
+        lines.append(f"- **{name}**: " + " ".join(cite("; ".join(texts), label) for label, texts in runs))
         labels.extend(lab for _, lab in pairs)
     return "\n".join(lines), tuple(dict.fromkeys(labels))
+
+
+def _best_values(
+    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str], strict: bool = False, least: int = 2
+) -> Values | None:
+    """The entities' values for these attributes from the more relevant of a table, entity rows
+    and each entity's sections (strict: only units naming one of the attributes, one per entity);
+    None unless `least` entities have one."""
+    tried = (
+        _from_table(usable, wanted, attrs, strict),
+        _from_rows(usable, wanted, attrs, strict),
+        _from_sections(usable, wanted, attrs, strict),
+    )
+    found = [v for v in tried if v and len(v[0]) >= least]
+    if not found:
+        return None
+    if not strict:
+        return max(found, key=lambda v: v[1])[0]
+    # the most entities, then the values naming most of the attribute ("Charging time: 55
+    # minutes" before a table's "Flight time" for "charging time"), then relevance; an entity
+    # whose value names less of it than another's does is left out ("Flight time" is no
+    # charging time)
+    best = max(found, key=lambda v: (len(v[0]), _naming(v[0], attrs), v[1]))[0]
+    top = max(_naming({n: p}, attrs) for n, p in best.items())
+    return {n: p for n, p in best.items() if _naming({n: p}, attrs) >= top}
+
+
+def _naming(values: Values, attrs: set[str]) -> float:
+    """How much of the attributes the entities' values name, on average over the entities."""
+    return sum(max(_attr_match(text, attrs) for text, _ in pairs) for pairs in values.values()) / len(values)
+
+
+_LIST_JOINT = re.compile(r"\s*(?:,|;|&|/|\band\b|\bor\b)\s*", re.IGNORECASE)
+
+
+def attribute_groups(question: str) -> list[set[str]]:
+    """The attributes a comparison lists, one set of words per item ("compare in arm weight and
+    typical power draw" → {arm, weight}, {typical, power, draw}): the question without its model
+    names, split at "and", "or" and commas; an item with no word but comparing words and the models
+    ("How do the ArmX2 and …") names none."""
+    out = []
+    for item in _LIST_JOINT.split(without_entities(question)):
+        words = {w for w in content_words(item) if w not in _COMPARING}
+        if words:
+            out.append({ATTRIBUTE_OF.get(w, w) for w in words})
+    return out
+
+
+def _listed(usable: Sequence[Scored], wanted: frozenset[str], groups: list[set[str]]) -> Values | None:
+    """Each listed attribute's values (_best_values, strict), merged per entity in the order the
+    question lists them; an attribute the evidence states for one entity only is shown for that
+    one. None for a question listing fewer than two, or when no attribute has two entities' values
+    (the whole question's best values answer then)."""
+    if len(groups) < 2:
+        return None
+    per_group = [_best_values(usable, wanted, attrs, strict=True, least=1) or {} for attrs in groups]
+    if all(len(values) < 2 for values in per_group):
+        return None
+    merged: Values = {}
+    names: dict[str, str] = {}  # an entity's key → the name its first value came under
+    for values in per_group:
+        for name, pairs in values.items():
+            key = min(entities(name), default=name.lower())
+            have = merged.setdefault(names.setdefault(key, name), [])
+            have.extend(p for p in pairs if p not in have)
+    return merged
 
 
 def _first_mention(asked: str, name: str) -> int:
@@ -283,9 +348,14 @@ def compared(wanted: frozenset[str]) -> frozenset[str]:
 
 
 def _attr_match(text: str, attrs: set[str]) -> float:
+    """The share of the attributes a text names (by 5-letter stem; a key of two to five words also
+    by its initials, so "IP rating" is met by "Ingress protection")."""
     if not attrs:
         return 0.0
     words = {w[:5] for w in content_words(text)}
+    key = re.findall(r"[A-Za-z]+", text)
+    if 2 <= len(key) <= 5:
+        words.add("".join(w[0] for w in key).lower())
     return len({a[:5] for a in attrs} & words) / len(attrs)
 
 
@@ -293,10 +363,10 @@ Values = dict[str, list[tuple[str, str]]]  # entity name → (value, citation) p
 
 
 def _from_table(
-    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
+    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str], strict: bool = False
 ) -> tuple[Values, float] | None:
     """Values from the rows of the best table whose header names at least two of the entities,
-    and the mean relevance of those rows."""
+    and the mean relevance of those rows (strict: only rows naming an attribute)."""
     tables: dict[tuple[str, int, tuple[str, ...]], list[Scored]] = {}
     for x in usable:
         if x.unit.kind == "row" and x.unit.header:
@@ -308,7 +378,11 @@ def _from_table(
         if len(named) < 2:
             continue
         ranked = sorted(rows, key=lambda r: (-_attr_match(r.unit.cells[0], attrs), -r.score))
-        chosen = [r for r in ranked if _attr_match(r.unit.cells[0], attrs) > 0] or ranked[: 3 if attrs else 6]
+        chosen = [r for r in ranked if _attr_match(r.unit.cells[0], attrs) > 0]
+        if not chosen:
+            if strict:
+                continue
+            chosen = ranked[: 3 if attrs else 6]
         chosen.sort(key=lambda r: r.order)
         out = {
             h: [
@@ -325,11 +399,11 @@ def _from_table(
 
 
 def _from_rows(
-    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
+    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str], strict: bool = False
 ) -> tuple[Values, float] | None:
     """Values from table rows whose subject cell names one asked entity each ("SEV1 | 15 minutes",
     "E-104 | Joint overcurrent"): the entity's best row, narrowed to the columns naming an asked
-    attribute when any does; and their mean relevance."""
+    attribute when any does; and their mean relevance (strict: only rows with such a column)."""
     if len(wanted) < 2:
         return None
     best: dict[str, Scored] = {}
@@ -344,16 +418,19 @@ def _from_rows(
     out: Values = {}
     for x in best.values():
         columns = [i for i, h in enumerate(x.unit.header) if i and _attr_match(h, attrs) > 0]
+        if strict and not columns:
+            continue
         text = x.unit.row_text(columns) if columns else x.unit.row_text()
         out[x.unit.cells[0]] = [(text.split(" — ", 1)[-1], x.label)]
     return out, sum(x.score for x in best.values()) / len(best)
 
 
 def _from_sections(
-    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str]
+    usable: Sequence[Scored], wanted: frozenset[str], attrs: set[str], strict: bool = False
 ) -> tuple[Values, float] | None:
     """Values from units about each named entity (under its heading, or naming it): those that
-    name an asked attribute, else the entity's most relevant unit; and their mean relevance."""
+    name an asked attribute, else the entity's most relevant unit; and their mean relevance
+    (strict: the one unit naming most of the attributes, and no entity without one)."""
     if len(wanted) < 2:
         return None
     found: dict[str, list[Scored]] = {}
@@ -366,7 +443,12 @@ def _from_sections(
     out: Values = {}
     chosen_all: list[Scored] = []
     for w, xs in found.items():
-        chosen = [x for x in xs if _attr_match(x.text, attrs) > 0][:3] or [max(xs, key=lambda x: x.score)]
+        naming = [x for x in xs if _attr_match(x.text, attrs) > 0]
+        if strict:
+            if not naming:
+                continue
+            naming = [max(naming, key=lambda x: (_attr_match(x.text, attrs), x.score))]
+        chosen = naming[:3] or [max(xs, key=lambda x: x.score)]
         out[_display(w, chosen[0])] = [(x.text, x.label) for x in chosen]
         chosen_all.extend(chosen)
     if not chosen_all:

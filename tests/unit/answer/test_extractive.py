@@ -317,6 +317,35 @@ def test_a_comparison_side_named_by_an_acronym_finds_the_spelled_out_fact(scorer
     assert "Frankfurt" in answer and "Columbus" in answer and "18 months" not in answer
 
 
+def test_a_comparison_listing_attributes_takes_each_from_where_it_is_stated(scorer: SentenceScorer) -> None:
+    # flight time and camera are in the comparison table; the charging time only in each model's
+    # own list, and the K5's battery is stated nowhere: each listed attribute is looked up on its own
+    k5 = K5 + "\n- Charging time: 55 minutes"
+    k7 = K7.replace("- Weight: 2.6 kg", "- Weight: 2.6 kg\n- Charging time: 70 minutes")
+    evidence = [entry("drones/k7.md", k7, 0.82), entry("drones/k5.md", k5, 0.78)]
+    text = ask(
+        "Compare the K5 and K7 in flight time, charging time and camera", "comparison", scorer, evidence
+    )
+    bullets = text.splitlines()
+    assert len(bullets) == 2
+    k5_line = next(b for b in bullets if "**K5**" in b)
+    k7_line = next(b for b in bullets if "**K7**" in b)
+    assert all(v in k5_line for v in ("28 minutes", "55 minutes", "12 MP")) and "70 minutes" not in k5_line
+    assert all(v in k7_line for v in ("41 minutes", "70 minutes", "20 MP")) and "55 minutes" not in k7_line
+    assert "Weight" not in text and "Top speed" not in text
+    # an attribute stated for one of them only is shown for that one
+    text = ask("Compare the K5 and K7 in weight and charging time", "comparison", scorer,
+               [entry("drones/k7.md", k7, 0.82), entry("drones/k5.md", K5, 0.78)])  # fmt: skip
+    k5_line = next(b for b in text.splitlines() if "**K5**" in b)
+    assert "1.9 kg" in k5_line and "minutes" not in k5_line and "70 minutes" in text
+    # an acronym names the row its initials spell
+    table = "# Heron boats\n\n| Feature | H4 | H6 |\n|---|---|---|\n| Hull length | 2.1 m | 2.9 m |\n| Ingress protection | IP67 | IP68 |"
+    text = ask(
+        "Compare the IP rating of the H4 and the H6", "comparison", scorer, [entry("boats/h.md", table, 0.7)]
+    )
+    assert "IP67" in text and "IP68" in text and "Hull" not in text
+
+
 def test_comparison_of_entities_that_are_table_rows(scorer: SentenceScorer) -> None:
     table = (
         "# Ticket priorities\n\n| Priority | Meaning | Answer within |\n| --- | --- | --- |\n"
