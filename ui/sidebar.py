@@ -174,7 +174,8 @@ def advanced_controls(base: Settings) -> dict[str, Any]:
             "…but answer if this share of the question's words is found", 0.0, 1.0,
             float(base.refusal_min_overlap), 0.01, key="refusal_min_overlap",
             help="A low match score still answers when at least this share of the question's "
-            "meaningful words appear together in one retrieved passage.",
+            "meaningful words appear together in one retrieved passage — counted plainly and "
+            "with rare words weighing more than words most passages hold; the smaller share counts.",
         )  # fmt: skip
         min_ctx = _tokens_input(
             "Refuse with less context than (tokens)", base, "min_context_tokens", 0, 10,
