@@ -296,6 +296,7 @@ def run_dataset(
                 e.trace["top_score"], e.trace["context_tokens"],
                 configured.refusal_tau, configured.min_context_tokens,
                 e.trace["evidence_overlap"], configured.refusal_min_overlap, configured.min_score,
+                e.trace.get("evidence_overlap_plain"),
             )  # fmt: skip
             bearing = _gold_chunk_ids(q, b.trace)  # both setups retrieve the same chunks for a question
             base_recs.append(_record(q, b, "baseline", mode, configured.refusal_sentence, None, bearing))

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from core.answer.citations import cite
-from core.answer.evidence import Scored
+from core.answer.evidence import Scored, fact_key
 from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
 from core.query.entities import entities, family, matches, without_entities
@@ -259,9 +259,18 @@ def comparison(
         runs = [
             (label, [v for v, _ in group]) for label, group in itertools.groupby(pairs, key=lambda p: p[1])
         ]
-        lines.append(f"- **{name}**: " + " ".join(cite("; ".join(texts), label) for label, texts in runs))
+        lines.append(f"- **{name}**: " + " ".join(cite(_joined(texts), label) for label, texts in runs))
         labels.extend(lab for _, lab in pairs)
     return "\n".join(lines), tuple(dict.fromkeys(labels))
+
+
+def _joined(values: Sequence[str]) -> str:
+    """Values in one line: "Weight 33 kg; Reach 1,300 mm", a sentence's own full stop kept
+    ("… in 2022. Gripper weight: 1.1 kg")."""
+    out = values[0] if values else ""
+    for v in values[1:]:
+        out += (" " if out.endswith((".", "!", "?")) else "; ") + v
+    return out
 
 
 def _best_values(
@@ -372,6 +381,7 @@ def _from_table(
         if x.unit.kind == "row" and x.unit.header:
             tables.setdefault((x.source, x.order // 100000, x.unit.header), []).append(x)
     best: tuple[Values, float] | None = None
+    best_key = (-1.0, 0.0)
     for (_, _, header), rows in tables.items():
         cols = {i: h for i, h in enumerate(header) if i and entities(h)}
         named = {i: h for i, h in cols.items() if not wanted or matches(wanted, entities(h))}
@@ -393,8 +403,12 @@ def _from_table(
             for i, h in named.items()
         }
         relevance = sum(r.score for r in chosen) / len(chosen)
-        if best is None or relevance > best[1]:
-            best = (out, relevance)
+        # the table whose row names most of the asked attribute, then the more relevant: a
+        # certification table's "Default max. transient contact force" row over a specification
+        # table whose "Max TCP speed" shares one word with the question
+        key = (max(_attr_match(r.unit.cells[0], attrs) for r in chosen), relevance)
+        if best is None or key > best_key:
+            best, best_key = (out, relevance), key
     return best
 
 
@@ -430,7 +444,9 @@ def _from_sections(
 ) -> tuple[Values, float] | None:
     """Values from units about each named entity (under its heading, or naming it): those that
     name an asked attribute, else the entity's most relevant unit; and their mean relevance
-    (strict: the one unit naming most of the attributes, and no entity without one)."""
+    (strict: the one "Key: value" item whose key names most of the attributes, and no entity
+    without one; prose that merely mentions an attribute word, "See the warranty policy for
+    details", states no value of it)."""
     if len(wanted) < 2:
         return None
     found: dict[str, list[Scored]] = {}
@@ -445,9 +461,10 @@ def _from_sections(
     for w, xs in found.items():
         naming = [x for x in xs if _attr_match(x.text, attrs) > 0]
         if strict:
+            naming = [x for x in xs if _attr_match(fact_key(x.unit), attrs) > 0]
             if not naming:
                 continue
-            naming = [max(naming, key=lambda x: (_attr_match(x.text, attrs), x.score))]
+            naming = [max(naming, key=lambda x: (_attr_match(fact_key(x.unit), attrs), x.score))]
         chosen = naming[:3] or [max(xs, key=lambda x: x.score)]
         out[_display(w, chosen[0])] = [(x.text, x.label) for x in chosen]
         chosen_all.extend(chosen)

@@ -18,6 +18,7 @@ from core.context.memory import fit_history, memory_snippets
 from core.errors import ContextLensError
 from core.prompt.assemble import REPLY_PRIMING, Prompt, assemble, message_tokens
 from core.prompt.templates import Templates
+from core.query.entities import entity_tokens
 from core.resources import Models
 from core.text import content_words
 from core.types import Candidate, Turn
@@ -103,11 +104,19 @@ class PromptBuilder:
         )
 
     def _rarity(self, query: str) -> dict[str, float] | None:
-        """The query's content words weighted by how few of the store's passages hold them."""
+        """The query's content words weighted by how few of the store's passages hold them; the
+        words of a model name, version or code the store holds ("G5", "NC-300") weigh as much as
+        the rarest word, however many passages name it: a question naming one of the store's
+        models is about the documents ("Is the G5 waterproof?" when no passage says "waterproof")."""
         if self.frequencies is None:
             return None
         n, counts = self.frequencies(content_words(query))
-        return rarity_weights(n, counts) if n else None
+        if not n:
+            return None
+        weights = rarity_weights(n, counts)
+        named = {w for token in entity_tokens(query) for w in content_words(token) if counts.get(w)}
+        top = max(weights.values(), default=0.0)
+        return weights | dict.fromkeys(named & weights.keys(), top)
 
     def _wrapper(self, question: str, refusal: str) -> int:
         """What the knowledge message costs around the block (0 when the block rides inside the

@@ -50,6 +50,11 @@ def without_entities(text: str) -> str:
     return _TOKEN.sub(lambda m: " " if is_entity(m.group()) else m.group(), text)
 
 
+def entity_tokens(text: str) -> list[str]:
+    """The text's entity tokens as written ("NC-300", "ArmX2", "4.2.0")."""
+    return [t for t in _TOKEN.findall(text) if is_entity(t)]
+
+
 def question_entities(question: str) -> set[str]:
     """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2")."""
     tokens = _TOKEN.findall(question)

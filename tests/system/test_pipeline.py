@@ -78,6 +78,11 @@ def test_a_question_meeting_only_a_word_most_documents_hold_is_refused(offline) 
     # a question meeting the store's rarer words is still let through on its overlap
     b = offline.ask("What is the rated payload of the ArmX3?", record=False)
     assert not b.refused and b.trace["evidence_overlap"] == 1.0
+    # a model the store names weighs as much as the rarest word: "waterproof" is in no document,
+    # "G5" in many, and the question is about the documents all the same
+    c = offline.ask("Is the G5 waterproof?", record=False)
+    assert c.trace["top_score"] < offline.settings.refusal_tau and not c.refused
+    assert c.trace["evidence_overlap"] == c.trace["evidence_overlap_plain"] == 0.5
 
 
 def test_every_candidate_has_a_fate(offline) -> None:  # noqa: ANN001

@@ -338,6 +338,11 @@ def test_a_comparison_listing_attributes_takes_each_from_where_it_is_stated(scor
                [entry("drones/k7.md", k7, 0.82), entry("drones/k5.md", K5, 0.78)])  # fmt: skip
     k5_line = next(b for b in text.splitlines() if "**K5**" in b)
     assert "1.9 kg" in k5_line and "minutes" not in k5_line and "70 minutes" in text
+    # a sentence that only mentions a listed attribute states no value of it
+    k7_prose = k7 + "\n\nSee the warranty card in the box for details."
+    text = ask("Compare the K5 and K7 in weight and warranty", "comparison", scorer,
+               [entry("drones/k7.md", k7_prose, 0.82), entry("drones/k5.md", K5, 0.78)])  # fmt: skip
+    assert "1.9 kg" in text and "2.6 kg" in text and "warranty card" not in text
     # an acronym names the row its initials spell
     table = "# Heron boats\n\n| Feature | H4 | H6 |\n|---|---|---|\n| Hull length | 2.1 m | 2.9 m |\n| Ingress protection | IP67 | IP68 |"
     text = ask(
