@@ -245,10 +245,12 @@ def comparison(
     question listing several attributes ("in arm weight and typical power draw") gets each one's
     values from wherever they are best stated: the weight from a table, the power draw from each
     model's own specification list."""
-    words = {w for w in content_words(question) if w not in _COMPARING and not entities(w)} - set(wanted)
-    attrs = {ATTRIBUTE_OF.get(w, w) for w in words}
     wanted = compared(wanted)
-    values = _listed(usable, wanted, attribute_groups(question)) or _best_values(usable, wanted, attrs)
+    names = _name_words(usable, wanted)
+    words = {w for w in content_words(question) if w not in _COMPARING and not entities(w)} - set(wanted)
+    attrs = {ATTRIBUTE_OF.get(w, w) for w in words - names} or {ATTRIBUTE_OF.get(w, w) for w in words}
+    groups = [g for g in (g - names for g in attribute_groups(question)) if g]
+    values = _listed(usable, wanted, groups) or _best_values(usable, wanted, attrs)
     if values is None:
         return None
     asked = question.lower().replace("-", "")
@@ -339,6 +341,17 @@ def _listed(usable: Sequence[Scored], wanted: frozenset[str], groups: list[set[s
     return merged
 
 
+def _name_words(usable: Sequence[Scored], wanted: frozenset[str]) -> set[str]:
+    """The words of the compared things' names: those of each document title that names one of
+    them ("Gripper G5", "NorthEye Vision Kit"), which a question repeats around the model code
+    ("the Gripper G5 and the NorthEye Vision Kit") and which are no attribute asked about."""
+    out: set[str] = set()
+    for title in {x.unit.path[0] for x in usable if x.unit.path}:
+        if matches(wanted, entities(title)):
+            out |= content_words(title)
+    return out
+
+
 def _first_mention(asked: str, name: str) -> int:
     """Where the (lower-cased, unhyphenated) question first names an entity, as a whole word ("K5"
     is not found in "K50"); after every named one when it does not."""
@@ -349,6 +362,12 @@ def _first_mention(asked: str, name: str) -> int:
 def compared(wanted: frozenset[str]) -> frozenset[str]:
     """The entities being compared: siblings (one family, several models: "ArmX2", "ArmX3") when
     the question names any; another named thing ("CarePlus for ArmX2 vs ArmX3") only qualifies."""
+    # one thing named twice ("Gripper G5" gives "gripperg5" and "g5") is one entity, not two
+    distinct: list[str] = []
+    for w in sorted(wanted, key=lambda w: (len(w), w)):
+        if not any(matches({w}, {d}) for d in distinct):
+            distinct.append(w)
+    wanted = frozenset(distinct)
     families: dict[str, set[str]] = {}
     for w in wanted:
         families.setdefault(family(w), set()).add(w)
@@ -451,8 +470,8 @@ def _from_sections(
         return None
     found: dict[str, list[Scored]] = {}
     for x in sorted(usable, key=lambda x: x.order):
-        if x.unit.kind == "row":
-            continue
+        if x.unit.kind == "row" and any(entities(h) for h in x.unit.header):
+            continue  # a row of a table whose columns are models: _from_table reads those
         about = [w for w in sorted(wanted) if matches({w}, set(x.scope) | entities(x.text))]
         if len(about) == 1:  # a unit naming several of them compares nothing by itself
             found.setdefault(about[0], []).append(x)
@@ -474,10 +493,14 @@ def _from_sections(
 
 
 def _display(token: str, x: Scored) -> str:
-    """How the evidence writes the entity (its heading's spelling), for the bullet's name."""
-    for heading in reversed(x.unit.path):
-        for word in heading.split():
-            if word.lower().replace("-", "").endswith(token) or token.endswith(word.lower().replace("-", "")):
+    """How the evidence writes the entity (its heading's spelling, else its own text's), for the
+    bullet's name."""
+    for line in (*reversed(x.unit.path), x.text):
+        for word in line.split():
+            word = word.strip(".,;:()'\"")
+            if len(word) > 1 and (
+                word.lower().replace("-", "").endswith(token) or token.endswith(word.lower().replace("-", ""))
+            ):
                 return word
     return token
 

@@ -351,6 +351,30 @@ def test_a_comparison_listing_attributes_takes_each_from_where_it_is_stated(scor
     assert "IP67" in text and "IP68" in text and "Hull" not in text
 
 
+def test_a_comparison_of_two_named_products_reads_each_ones_spec_table(scorer: SentenceScorer) -> None:
+    # products of two families, each with its own two-column specification table; the question
+    # writes their full names ("Heron Hull H4", "SkyEye Camera Kit"), whose words are no attributes
+    hull = (
+        "# Heron Hull H4\n\nThe Heron Hull H4 is a survey boat hull for calm water.\n\n## Specifications\n\n"
+        "| Specification | Value |\n|---|---|\n| Weight | 14 kg |\n| List price | $2,400 |\n| Hull length | 2.1 m |"
+    )
+    kit = (
+        "# SkyEye Camera Kit\n\nThe SkyEye Camera Kit adds a camera to a Heron hull or a Kestrel drone.\n\n"
+        "## Specifications\n\n| Specification | Value |\n|---|---|\n| Weight | 340 g |\n| List price | $6,750 |"
+    )
+    evidence = [entry("boats/h4.md", hull, 0.7), entry("kits/skyeye.md", kit, 0.7)]
+    text = ask(
+        "Compare the Heron Hull H4 and the SkyEye Camera Kit in weight and price",
+        "comparison",
+        scorer,
+        evidence,
+    )
+    lines = text.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("- **H4**") and lines[1].startswith("- **SkyEye**")
+    assert "14 kg" in lines[0] and "$2,400" in lines[0] and "length" not in lines[0]
+    assert "340 g" in lines[1] and "$6,750" in lines[1] and "adds a camera" not in text
+
+
 def test_comparison_of_entities_that_are_table_rows(scorer: SentenceScorer) -> None:
     table = (
         "# Ticket priorities\n\n| Priority | Meaning | Answer within |\n| --- | --- | --- |\n"
