@@ -84,21 +84,18 @@ class LexicalIndex:
     def frequencies(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
         """The number of rows and, per word, how many rows hold it (by its stemmed terms, as the
         search matches it; a word of several terms counts its rarest term's rows)."""
-        words = list(dict.fromkeys(words))
+        stems = STEMMER.terms(words)
+        terms = sorted({t for ts in stems.values() for t in ts})
         conn = self.db.read()
         if self._memory is not None:
             self._memory.sync(conn, self.generation(conn))
-            return self._memory.frequencies(words)
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_rows USING fts5vocab(main, fts, row)")
-        stems = STEMMER.terms(words)
-        terms = sorted({t for ts in stems.values() for t in ts})
-        marks = ",".join("?" * len(terms))
-        rows = (
-            dict(conn.execute(f"SELECT term, doc FROM temp.fts_rows WHERE term IN ({marks})", terms))
-            if terms
-            else {}
-        )
-        return self.count(), {w: min((int(rows.get(t, 0)) for t in ts), default=0) for w, ts in stems.items()}
+            n, rows = self._memory.term_rows(terms)
+        else:
+            conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_rows USING fts5vocab(main, fts, row)")
+            marks = ",".join("?" * len(terms))
+            query = f"SELECT term, doc FROM temp.fts_rows WHERE term IN ({marks})"
+            n, rows = self.count(), dict(conn.execute(query, terms)) if terms else {}
+        return n, {w: min((int(rows.get(t, 0)) for t in ts), default=0) for w, ts in stems.items()}
 
     @staticmethod
     def generation(conn: sqlite3.Connection) -> int:

@@ -286,18 +286,14 @@ class MemoryBM25:
             top = top[np.lexsort((top, -scores[top]))][:take]
             return [(st.ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
-    def frequencies(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
-        """The live rows and, per word, how many of them hold it (a word of several terms: its
-        rarest term's count, as a phrase is in no more rows than any of its terms)."""
-        stems = self._stemmer.terms(words)
+    def term_rows(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
+        """The live rows and, per term, how many of them hold it."""
         with self._lock:
             st = self._state
-
-            def df(term: str) -> int:
-                tid = st.term_id.get(term)
-                return int(st.df[tid]) if tid is not None and tid < len(st.df) else 0
-
-            return st.n_alive, {w: min((df(t) for t in ts), default=0) for w, ts in stems.items()}
+            ids = {t: st.term_id.get(t) for t in terms}
+            return st.n_alive, {
+                t: int(st.df[i]) if i is not None and i < len(st.df) else 0 for t, i in ids.items()
+            }
 
     def size(self) -> int:
         with self._lock:

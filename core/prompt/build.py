@@ -98,7 +98,9 @@ class PromptBuilder:
             candidates, question, query, s, budget, counter, self.models.scorer, baseline, query_type
         )
         prompt = self._assemble(question, fixed, context, memory, history_msgs)
-        plain, weighted = overlaps(query, [e.injected_text for e in context.included], self._rarity(query))
+        # the blind baseline applies no refusal rule: its overlap is recorded plain
+        rarity = None if baseline else self._rarity(query)
+        plain, weighted = overlaps(query, [e.injected_text for e in context.included], rarity)
         return BuiltPrompt(
             context, prompt, snippets, history_msgs, None if baseline else budget, min(plain, weighted), plain
         )

@@ -39,20 +39,20 @@ def is_entity(token: str) -> bool:
     return bool(_CAMEL.match(token))
 
 
+def entity_tokens(text: str) -> list[str]:
+    """The text's entity tokens as written ("NC-300", "ArmX2", "4.2.0")."""
+    return [t for t in _TOKEN.findall(text) if is_entity(t)]
+
+
 def entities(text: str) -> set[str]:
     """The normalised entity tokens of a text."""
-    return {_norm(t) for t in _TOKEN.findall(text) if is_entity(t)}
+    return {_norm(t) for t in entity_tokens(text)}
 
 
 def without_entities(text: str) -> str:
     """The text with its entity tokens blanked ("the NC-300 brake" → "the   brake"), so their
     pieces ("nc", "300") are not read as words or numbers."""
     return _TOKEN.sub(lambda m: " " if is_entity(m.group()) else m.group(), text)
-
-
-def entity_tokens(text: str) -> list[str]:
-    """The text's entity tokens as written ("NC-300", "ArmX2", "4.2.0")."""
-    return [t for t in _TOKEN.findall(text) if is_entity(t)]
 
 
 def question_entities(question: str) -> set[str]:
