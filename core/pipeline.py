@@ -215,7 +215,7 @@ class Pipeline:
         s = self.settings
         draft = extractive_answer(
             q.question, built.context.included, self.resources.scorer, s.refusal_sentence,
-            s.answer_min_similarity, q.query_type, may_refuse=not baseline,
+            s.answer_min_similarity, q.query_type, may_refuse=not baseline, counts=built.counts,
         )  # fmt: skip
         if draft.refused and s.missing_context == "related":
             return self.not_answered(q, built, draft.reason)

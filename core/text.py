@@ -35,7 +35,8 @@ ATTRIBUTE_OF = {
     "cheaper": "price", "pricier": "price", "expensive": "price", "costlier": "price", "cost": "price",
     "bigger": "size", "larger": "size", "smaller": "size", "longer": "length", "shorter": "length",
     "newer": "release", "older": "release", "precise": "repeatability", "accurate": "accuracy",
-    "heavy": "weight", "costs": "price", "priced": "price", "fast": "speed",
+    "heavy": "weight", "costs": "price", "priced": "price", "fast": "speed", "weigh": "weight",
+    "weighs": "weight", "fly": "flight", "flies": "flight", "tall": "height", "wide": "width", "deep": "depth",
 }  # fmt: skip
 
 # a wider list for lexical search (scikit-learn's English list)

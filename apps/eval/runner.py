@@ -29,6 +29,7 @@ from apps.eval.metrics import Record, is_correct, is_strictly_correct, keyterm_r
 from core.answer import refusal
 from core.answer.evidence import Evidence, score_units
 from core.answer.extractive import answer_from_scored
+from core.answer.refusal import WordCounts
 from core.answer.related import related_answer
 from core.config import Settings
 from core.pipeline import Answer, Pipeline
@@ -225,10 +226,13 @@ def _related_text(
     ).text
 
 
-def pick(scored: Evidence, refusal_sentence: str, min_score: float) -> tuple[str, bool]:
+def pick(
+    scored: Evidence, refusal_sentence: str, min_score: float, counts: WordCounts | None = None
+) -> tuple[str, bool]:
     """The extractive answerer's selection step at one threshold: (text, refused), with the
-    units scored once (core.answer.extractive.answer_from_scored, the answerer's own last step)."""
-    d = answer_from_scored(scored, refusal_sentence, min_score)
+    units scored once (core.answer.extractive.answer_from_scored, the answerer's own last step;
+    counts: the store's word counts for the question, as the prompt step reads them)."""
+    d = answer_from_scored(scored, refusal_sentence, min_score, counts=counts)
     return d.text, d.refused
 
 
@@ -245,9 +249,10 @@ def _answerer_grid(
         return {round(configured, 4): (a.refused, ok)}, True
     included = a.context.included if a.context is not None else []
     scored = score_units(q.q, included, pipe.resources.scorer, a.trace["query_type"])
+    counts = pipe.builder.word_counts(a.trace["rewritten_query"])
     same = True
     for ams in grid:
-        text, refused = pick(scored, s.refusal_sentence, ams)
+        text, refused = pick(scored, s.refusal_sentence, ams, counts)
         if abs(ams - configured) < 1e-9:
             # a refusal matches whatever its text (related mode writes the related answer)
             same = refused == a.refused and (refused or text == a.text)

@@ -13,6 +13,7 @@ import numpy as np
 from core.answer.clauses import asked_clauses
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
+from core.query.attribute import asks_attribute
 from core.query.entities import conflicts, entities, matches, question_entities, siblings
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
@@ -21,8 +22,8 @@ from core.types import Fate, LedgerEntry
 
 SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
 _DIGIT = re.compile(r"\d")
-# a question that names no model and asks which one ("Which firmware release added …?"): the
-# answer is the name a unit stands under, so the unit is shown with that heading
+# a question that asks which one ("Which firmware release added …?"): the answer is the name a
+# unit stands under, so the unit is shown with that heading (unless the question names it)
 _SEEKS_NAME = re.compile(
     r"^\W*(?:(?:in|on|with|from|since|by) )?(?:which|what (?:version|release|model|revision|edition))\b", re.I
 )
@@ -46,6 +47,7 @@ class Scored:
     lead: str = ""  # a list item's lead-in sentence ("…, provided that:"), which is no unit of its own
     place: int = 0  # its place in its document's text as injected: consecutive units differ by one,
     # across two consecutive chunks too when the first ends with a list's lead-in (_starts)
+    around: frozenset[str] = frozenset()  # the entities of every heading above it and of its title
 
     @property
     def best(self) -> float:
@@ -62,6 +64,7 @@ class Evidence:
     wanted: frozenset[str]
     units: tuple[Scored, ...]
     parts: tuple[str, ...] = ()  # the question's parts when it asks several things (Scored.parts)
+    own: bool = False  # it asks for an attribute of what it names (core/query/attribute.py)
 
 
 def score_units(
@@ -69,11 +72,13 @@ def score_units(
 ) -> Evidence:
     """Every usable unit of the injected evidence, scored against the question."""
     wanted = frozenset(question_entities(question))
+    own = asks_attribute(question)
     asked = parts_for(question, query_type)
-    pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], frozenset[str], int]] = []
+    pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], int]] = []
+    arounds: list[frozenset[str]] = []  # pool index → Scored.around
     leads: dict[int, str] = {}  # pool index → the lead-in of its list
     places: list[int] = []  # pool index → its place (Scored.place)
-    seeks = not wanted and bool(_SEEKS_NAME.search(question))  # "Which release added …?"
+    seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
     starts = _starts(entries, parsed_of)
     for n, e in enumerate(entries):
@@ -86,24 +91,18 @@ def score_units(
             if not _usable(u):
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks)
-            clash = frozenset(conflicts(set(wanted), scope, entities(text)))
-            pool.append((u, text, e, frozenset(scope), clash, n * 100000 + u.position))
+            pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
+            arounds.append(frozenset(title_scope.union(*(entities(h) for h in u.path))))
             places.append(starts[n][0] + u.position)
             if u.kind == "item":
                 leads[len(pool) - 1] = _lead_in(parsed, i)
     if not pool:
-        return Evidence(question, query_type, wanted, (), asked)
+        return Evidence(question, query_type, wanted, (), asked, own)
+    clashes = _clashes(pool, arounds, wanted, own)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
-    contexts = [" › ".join((*u.path[-2:], b)) if u.path else b for (u, *_), b in zip(pool, bare, strict=True)]
-    plain = [u for u, *_ in pool]
-
-    def relevance(query: str) -> np.ndarray:
-        sims = 0.75 * scorer.relevance(contexts, query) + 0.25 * _stem_overlap(contexts, query)
-        return sims + _lookup_bonus(plain, bare, query, wanted)
-
-    sims = relevance(question)
-    # a part is read with the whole question, which carries the subject "… prevent it" leans on
-    by_part = [PART_WEIGHT * relevance(part) + (1 - PART_WEIGHT) * sims for part in asked]
+    sims, by_part = _relevance(
+        _contexts(pool, bare, arounds, wanted), pool, bare, question, asked, wanted, scorer
+    )
     units = tuple(
         Scored(
             u,
@@ -113,15 +112,75 @@ def score_units(
             float(sims[i]),
             order,
             scope,
-            clash,
+            clashes[i],
             e.fate != Fate.KEPT,
             tuple(float(p[i]) for p in by_part),
             leads.get(i, ""),
             places[i],
+            arounds[i],
         )  # fmt: skip
-        for i, (u, text, e, scope, clash, order) in enumerate(pool)
+        for i, (u, text, e, scope, order) in enumerate(pool)
     )
-    return Evidence(question, query_type, wanted, units, asked)
+    return Evidence(question, query_type, wanted, units, asked, own)
+
+
+def _relevance(
+    contexts: Sequence[str],
+    pool: Sequence[tuple[Unit, str, LedgerEntry, frozenset[str], int]],
+    bare: Sequence[str],
+    question: str,
+    asked: Sequence[str],
+    wanted: frozenset[str],
+    scorer: SentenceScorer,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each unit's relevance to the question, and to each part it asks (read with the whole
+    question, which carries the subject "… prevent it" leans on)."""
+    plain = [u for u, *_ in pool]
+
+    def relevance(query: str) -> np.ndarray:
+        sims = 0.75 * scorer.relevance(contexts, query) + 0.25 * _stem_overlap(contexts, query)
+        return sims + _lookup_bonus(plain, bare, query, wanted)
+
+    sims = relevance(question)
+    return sims, [PART_WEIGHT * relevance(part) + (1 - PART_WEIGHT) * sims for part in asked]
+
+
+def _clashes(
+    pool: Sequence[tuple[Unit, str, LedgerEntry, frozenset[str], int]],
+    arounds: Sequence[frozenset[str]],
+    wanted: frozenset[str],
+    own: bool,
+) -> list[frozenset[str]]:
+    """Each unit's conflicts (core/query/entities.conflicts). The things the evidence stands under
+    are its subjects: a unit naming one of them ("Batteries in the Rover M1 …") is about it, where a
+    code it names that heads nothing ("IP66") is a value."""
+    subjects = frozenset().union(*(scope for _, _, _, scope, _ in pool))
+    return [
+        frozenset(conflicts(set(wanted), scope, entities(text), around, own, subjects))
+        for (_, text, _, scope, _), around in zip(pool, arounds, strict=True)
+    ]
+
+
+def _contexts(
+    pool: Sequence[tuple[Unit, str, LedgerEntry, frozenset[str], int]],
+    bare: Sequence[str],
+    arounds: Sequence[frozenset[str]],
+    wanted: frozenset[str],
+) -> list[str]:
+    """Each unit as it is scored: under its last two headings, and the one naming the asked thing."""
+    return [
+        " › ".join((*_named(e, u, around, wanted), *u.path[-2:], b))
+        for (u, _, e, *_), b, around in zip(pool, bare, arounds, strict=True)
+    ]
+
+
+def _named(e: LedgerEntry, u: Unit, around: frozenset[str], wanted: frozenset[str]) -> tuple[str, ...]:
+    """The title or heading that names the asked thing, for a unit that stands under it below the two
+    headings it is read with ("Vehicle weight: 118 kg" under "SPECIFICATIONS" of the Rover M1's sheet)."""
+    if not wanted or not matches(wanted, around) or matches(wanted, entities(" ".join(u.path[-2:]))):
+        return ()
+    named = [h for h in (e.title, *u.path[:-2]) if h and matches(wanted, entities(h))]
+    return (named[-1],) if named else ()
 
 
 def _parsed(e: LedgerEntry) -> list[Unit]:
@@ -194,8 +253,9 @@ def _narrow(
     only the asked columns, a sentence giving each model its value only the asked model's clauses
     (core/answer/clauses.py); the scope is the nearest heading (or the title) that names entities.
     A list item or short sentence right under that heading is shown with it ("Firmware 4.1.3 — …");
-    so is any unit naming no model itself when the question seeks a name (seeks: it asks "which …"
-    and names no model)."""
+    so is any unit that does not name its heading's model itself when the question seeks a name
+    (seeks: it asks "which …") and that model is not one the question names ("Firmware 4.2.0 — Fixed
+    … on the ArmX3" for "Which firmware fixed the ArmX3's brake?")."""
     if u.kind == "row":
         columns = {i: entities(h) for i, h in enumerate(u.header) if i and entities(h)}
         if columns:
@@ -213,7 +273,7 @@ def _narrow(
             # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
             # and any unit under a named heading answers a question that seeks the name
             qualified = (
-                (seeks and not entities(u.text))
+                (seeks and not matches(wanted, found) and not siblings(found, entities(u.text)))
                 or (u.kind == "item" or len(u.text.split()) <= SHORT_WORDS)
                 and heading == u.path[-1]
             ) and not matches(found, entities(u.text))
@@ -221,7 +281,7 @@ def _narrow(
     return text, set(title_scope)
 
 
-def _initials(key: str) -> str:
+def initials(key: str) -> str:
     """The initials of a key's words ("Ingress protection" → "ip"), for acronyms in the question."""
     words = re.findall(r"[A-Za-z]+", key)
     return "".join(w[0] for w in words).lower() if len(words) >= 2 else ""
@@ -280,7 +340,7 @@ def _lookup_bonus(
         stems = _stems(key)
         if stems and q:
             out[i] += 0.2 * len(stems & q) / len(stems)
-        if key and _initials(key) in acronyms:  # "IP rating" asks for "Ingress protection: IP54"
+        if key and initials(key) in acronyms:  # "IP rating" asks for "Ingress protection: IP54"
             out[i] += 0.2
         own = entities(text if u.kind != "row" else " ".join(u.cells[:1]))
         if wanted and matches(wanted, own) and not siblings(wanted, own):  # about the asked one alone

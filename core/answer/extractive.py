@@ -15,10 +15,12 @@ import dataclasses
 from collections.abc import Sequence
 
 from core.answer import compose
+from core.answer.absent import missing_attribute
 from core.answer.draft import Draft
 from core.answer.evidence import Evidence, Scored, same_fact, score_units
+from core.answer.refusal import WordCounts
 from core.context.dedupe import jaccard, word_set
-from core.query.entities import entities, matches
+from core.query.entities import entities, entity_tokens, matches, siblings
 from core.scoring import SentenceScorer
 from core.types import LedgerEntry
 
@@ -35,10 +37,12 @@ def extractive_answer(
     min_score: float,
     query_type: str = "factual",
     may_refuse: bool = True,
+    counts: WordCounts | None = None,
 ) -> Draft:
-    """The answer for the query type from the injected units, each claim followed by its (source)."""
+    """The answer for the query type from the injected units, each claim followed by its (source);
+    counts: the store's passage count and how many passages hold each of the question's words."""
     draft = answer_from_scored(
-        score_units(question, entries, scorer, query_type), refusal, min_score, may_refuse
+        score_units(question, entries, scorer, query_type), refusal, min_score, may_refuse, counts
     )
     held = sum(1 for e in entries if e.included and e.suspicious)
     if draft.refused and held:  # say why the evidence that was there could not be used
@@ -47,7 +51,13 @@ def extractive_answer(
     return draft
 
 
-def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse: bool = True) -> Draft:
+def answer_from_scored(
+    ev: Evidence,
+    refusal: str,
+    min_score: float,
+    may_refuse: bool = True,
+    counts: WordCounts | None = None,
+) -> Draft:
     """The extractive answer from already scored units."""
     usable = [x for x in ev.units if not x.conflict]
     others = _only_siblings(ev) if may_refuse else []
@@ -63,6 +73,11 @@ def answer_from_scored(ev: Evidence, refusal: str, min_score: float, may_refuse:
     best = max(x.score for x in usable)
     if may_refuse and best < min_score:
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
+    missing = missing_attribute(ev, usable, counts) if may_refuse else ""
+    if missing:  # "What is the battery capacity of the ArmX2?": nothing about it says "capacity"
+        named = ", ".join(dict.fromkeys(entity_tokens(ev.question)))
+        why = f"no injected passage about {named} mentions “{missing}”"
+        return Draft(refusal, (), True, why, best)
     floor = min_score if may_refuse else 0.0
     text, labels = _by_type(ev, usable, floor)
     return Draft(text, labels, False, "", best)
@@ -73,7 +88,8 @@ def _only_siblings(ev: Evidence) -> list[str]:
     does, or it names no sibling)."""
     if not ev.wanted or any(matches(ev.wanted, set(x.scope) | entities(x.text)) for x in ev.units):
         return []
-    return sorted({o for x in ev.units for o in x.conflict})
+    found = {o for x in ev.units for o in x.conflict}
+    return sorted(siblings(ev.wanted, found) or found)  # "Rover M1" for the M2 before other things
 
 
 def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tuple[str, ...]]:

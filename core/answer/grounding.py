@@ -79,7 +79,8 @@ def check(
     """Per-sentence checks; None for a refusal or an empty answer."""
     injected = [e for e in entries if e.included]
     labels = {citation_label(e.source, e.page) for e in injected} | {e.source for e in injected}
-    evidence = [x for x in score_units(question, injected, scorer).units] if injected else []
+    scored = score_units(question, injected, scorer) if injected else None
+    evidence = list(scored.units) if scored else []
     titles = {_plain(title_of(h)) for x in evidence for h in x.unit.path}
     sentences = [s for s in _answer_sentences(answer) if not _is_framing(s, titles, labels)]
     if not sentences:
@@ -88,13 +89,16 @@ def check(
     # what a sentence can be supported by: each unit as the answer quotes it, and each list's lead-in
     leads = list(dict.fromkeys(x.lead for x in evidence if x.lead and not x.conflict))
     texts = [x.unit.text if x.unit.kind == "item" else x.text for x in evidence] + leads
-    checks = [_check(s, evidence, texts, labels, wanted, scorer, min_support, shortlist) for s in sentences]
+    own = bool(scored and scored.own)  # it asks for an attribute of what it names
+    checks = [
+        _check(s, evidence, texts, labels, wanted, own, scorer, min_support, shortlist) for s in sentences
+    ]
     good = sum(1 for c in checks if c.ok)
     return Grounding(tuple(checks), good / len(checks))
 
 
 def _check(
-    s: str, evidence: list[Scored], texts: list[str], labels: set[str], wanted: set[str],
+    s: str, evidence: list[Scored], texts: list[str], labels: set[str], wanted: set[str], own: bool,
     scorer: SentenceScorer, min_support: float, shortlist: int,
 ) -> SentenceCheck:  # fmt: skip
     shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
@@ -103,7 +107,11 @@ def _check(
     support, best = _best_support(text, texts, scorer, shortlist)
     unit = evidence[best] if best is not None and best < len(evidence) else None  # a lead-in: no unit
     match = texts[best] if best is not None else ""
-    about = sorted(conflicts(wanted, set(unit.scope) if unit else set(), entities(text)))
+    about = sorted(
+        conflicts(
+            wanted, set(unit.scope) if unit else set(), entities(text), unit.around if unit else (), own
+        )
+    )
     leads = texts[len(evidence) :]
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads]).replace(",", "")
     numbers_ok = all(n in pool for n in _NUMBER.findall(text.replace(",", "")))

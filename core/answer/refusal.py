@@ -74,6 +74,9 @@ def overlaps(
     return plain, max((sum(w[x] for x in h) / total for h in held), default=0.0)
 
 
+WordCounts = tuple[int, Mapping[str, int]]  # the store's passage count, and how many hold each word
+
+
 def rarity_weights(n: int, counts: Mapping[str, int]) -> dict[str, float]:
     """Each word's weight by how few of the n passages hold it: BM25's idf in Lucene's form,
     log(1 + (n − df + 0.5) / (df + 0.5)), which is never negative (at n = 1000 a word in every

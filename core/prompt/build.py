@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.answer.refusal import overlaps, rarity_weights
+from core.answer.refusal import WordCounts, overlaps, rarity_weights
 from core.answer.related import RELATED_SENTENCE
 from core.config import Settings
 from core.context.budget import Context
@@ -24,6 +24,20 @@ from core.text import content_words
 from core.types import Candidate, Turn
 
 
+def rarity(query: str, counts: WordCounts | None) -> dict[str, float] | None:
+    """The query's content words weighted by how few of the store's passages hold them; the words
+    of a model name, version or code the store holds ("G5", "NC-300") weigh as much as the rarest
+    word, however many passages name it: a question naming one of the store's models is about the
+    documents ("Is the G5 waterproof?" when no passage says "waterproof")."""
+    if counts is None:
+        return None
+    n, df = counts
+    weights = rarity_weights(n, df)
+    named = {w for token in entity_tokens(query) for w in content_words(token) if df.get(w)}
+    top = max(weights.values(), default=0.0)
+    return weights | dict.fromkeys(named & weights.keys(), top)
+
+
 @dataclass(frozen=True)
 class BuiltPrompt:
     """The prompt step's result: the evidence context, the messages and what went into them."""
@@ -36,6 +50,7 @@ class BuiltPrompt:
     overlap: float  # share of the query's content words in one injected entry, the smaller of
     # its plain and rarity-weighted readings (the refusal rule's; core/answer/refusal.py)
     overlap_plain: float = 0.0  # the same share counted plainly
+    counts: WordCounts | None = None  # the store's passage count and each query word's (None: unknown)
 
 
 @dataclass(frozen=True)
@@ -99,26 +114,20 @@ class PromptBuilder:
         )
         prompt = self._assemble(question, fixed, context, memory, history_msgs)
         # the blind baseline applies no refusal rule: its overlap is recorded plain
-        rarity = None if baseline else self._rarity(query)
-        plain, weighted = overlaps(query, [e.injected_text for e in context.included], rarity)
+        counts = None if baseline else self.word_counts(query)
+        plain, weighted = overlaps(query, [e.injected_text for e in context.included], rarity(query, counts))
         return BuiltPrompt(
-            context, prompt, snippets, history_msgs, None if baseline else budget, min(plain, weighted), plain
-        )
+            context, prompt, snippets, history_msgs, None if baseline else budget, min(plain, weighted), plain,
+            counts,
+        )  # fmt: skip
 
-    def _rarity(self, query: str) -> dict[str, float] | None:
-        """The query's content words weighted by how few of the store's passages hold them; the
-        words of a model name, version or code the store holds ("G5", "NC-300") weigh as much as
-        the rarest word, however many passages name it: a question naming one of the store's
-        models is about the documents ("Is the G5 waterproof?" when no passage says "waterproof")."""
+    def word_counts(self, query: str) -> WordCounts | None:
+        """The store's passage count and how many passages hold each of the query's content words
+        (None: unknown, or an empty store)."""
         if self.frequencies is None:
             return None
         n, counts = self.frequencies(content_words(query))
-        if not n:
-            return None
-        weights = rarity_weights(n, counts)
-        named = {w for token in entity_tokens(query) for w in content_words(token) if counts.get(w)}
-        top = max(weights.values(), default=0.0)
-        return weights | dict.fromkeys(named & weights.keys(), top)
+        return (n, counts) if n else None
 
     def _wrapper(self, question: str, refusal: str) -> int:
         """What the knowledge message costs around the block (0 when the block rides inside the

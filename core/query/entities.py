@@ -94,13 +94,27 @@ def siblings(wanted: Iterable[str], found: Iterable[str]) -> set[str]:
     return {t for t in found if family(t) in families and not matches(wanted, {t})}
 
 
-def conflicts(wanted: set[str], scope: set[str], text: set[str]) -> set[str]:
-    """The sibling entities a piece of evidence is about, when it is not about a wanted one.
+def conflicts(
+    wanted: set[str],
+    scope: set[str],
+    text: set[str],
+    around: Iterable[str] = (),
+    own: bool = False,
+    subjects: Iterable[str] = (),
+) -> set[str]:
+    """The other entities a piece of evidence is about, when it is not about a wanted one.
 
     scope: the entities of the heading (or row, column) the evidence stands under; text: those it
-    names itself. Only siblings count (same family, another model: "ArmX3" for "ArmX2", "E-104" for
-    "E-211"): an entity of another family in the question ("IP66") is an attribute asked about,
-    not the subject."""
+    names itself. Siblings count (same family, another model: "ArmX3" for "ArmX2", "E-104" for
+    "E-211"): an entity of another family in the evidence's text ("IP66") is an attribute, not the
+    subject. When the question asks for an attribute of what it names (own, core/query/attribute.py),
+    a named thing of any family the evidence stands under counts too ("Rover M1" for the ArmX2's
+    battery), and so does one it names that heads other evidence (subjects: "Batteries in the Rover
+    M1 …"), unless around (the entities of every heading above it and of its document's title)
+    names the asked one; a version ("4.2.0") is a release of something, no other thing."""
     if not wanted or matches(wanted, scope | text):
         return set()
-    return siblings(wanted, scope | text)
+    found = siblings(wanted, scope | text)
+    if own and not matches(wanted, around):
+        found |= {s for s in scope | (text & set(subjects)) if not _VERSION.match(s)}
+    return found

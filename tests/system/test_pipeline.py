@@ -85,6 +85,17 @@ def test_a_question_meeting_only_a_word_most_documents_hold_is_refused(offline) 
     assert c.trace["evidence_overlap"] == c.trace["evidence_overlap_plain"] == 0.5
 
 
+def test_a_value_the_asked_products_evidence_never_states_is_refused(offline) -> None:  # noqa: ANN001
+    # the Rover M1's battery is in the context, under the rover's sheet; nothing about the ArmX2
+    # mentions a capacity (the rarest of the question's attribute words in the store)
+    a = offline.ask("What's the battery capacity of the ArmX2?", record=False)
+    assert a.refused and "“capacity”" in a.refusal_reason and "ArmX2" in a.refusal_reason
+    assert "1.9 kWh" not in a.text
+    # the rover's own weight stands under its sheet's unnamed SPECIFICATIONS heading: still its answer
+    b = offline.ask("How much does the Rover M1 weigh?", record=False)
+    assert not b.refused and "118 kg" in b.text.split("\n")[0]
+
+
 def test_every_candidate_has_a_fate(offline) -> None:  # noqa: ANN001
     t = offline.ask("Compare the ArmX2 and the ArmX3", record=False).trace
     assert t["query_type"] == "comparison"

@@ -565,3 +565,99 @@ def test_a_why_question_is_answered_from_the_section_headed_why(scorer: Sentence
         answer = ask(question, "analytical", scorer, [entry("boats/lease.md", LEASE, 0.6)])
         assert "shipwright" in answer and "higher daily rates" in answer, answer
         assert "400 euros" not in answer
+
+
+DOCK = """# Harbor H2 Charging Dock
+
+The Harbor H2 charges one Kestrel drone at a time and stores it between flights.
+
+## Specifications
+
+- Battery capacity: 5,000 mAh
+- Charge time: 45 minutes
+- Ingress protection: IP54"""
+
+# the store's passage count and how many passages hold each word (Index.frequencies, read by the
+# prompt step): "wingspan" is in a passage about another drone, "guarantee" in none
+COUNTS = (40, {"battery": 6, "capacity": 3, "kestrel": 20, "k7": 5, "k5": 5, "wingspan": 1, "fly": 2})
+
+
+def test_a_value_stated_only_for_another_product_is_not_the_asked_ones(scorer: SentenceScorer) -> None:
+    evidence = [entry("drones/k7.md", K7.split("## K7 vs K5")[0], 0.7), entry("docks/h2.md", DOCK, 0.6)]
+    question = "What is the battery capacity of the Kestrel K7?"
+    d = extractive_answer(question, evidence, scorer, REFUSAL, 0.25, counts=COUNTS)
+    # the dock's battery is no sibling of the K7, but it is another named thing's value
+    assert d.refused and "capacity" in d.reason and "K7" in d.reason
+    d = extractive_answer(question, evidence, scorer, REFUSAL, 0.25)  # counts unknown: no such check
+    assert "5,000 mAh" not in d.text
+    # the dock's own value is still its answer
+    answer = ask("What is the battery capacity of the Harbor H2?", "factual", scorer, evidence)
+    assert "5,000 mAh" in answer
+
+
+def test_a_value_the_asked_models_evidence_never_mentions_is_refused(scorer: SentenceScorer) -> None:
+    k5 = [entry("drones/k5.md", K5, 0.7)]
+    d = extractive_answer("What is the wingspan of the Kestrel K5?", k5, scorer, REFUSAL, 0.25, counts=COUNTS)
+    assert d.refused and "“wingspan”" in d.reason
+    # a word that asks for a stated attribute by another name is met by it ("fly": the flight time)
+    d = extractive_answer("How long can the Kestrel K5 fly?", k5, scorer, REFUSAL, 0.25, counts=COUNTS)
+    assert not d.refused and "28 minutes" in d.text
+    # a yes/no question's words may paraphrase a value ("waterproof" for an IP rating): not read so
+    d = extractive_answer("Is the Kestrel K5 waterproof?", k5, scorer, REFUSAL, 0.25, counts=COUNTS)
+    assert "mentions" not in d.reason
+    # nor is a word no passage of the store holds: it may name a stated value another way
+    d = extractive_answer(
+        "What is the guarantee of the Kestrel K5?", k5, scorer, REFUSAL, 0.25, counts=COUNTS
+    )
+    assert "mentions" not in d.reason
+
+
+SHEET = """## SPECIFICATIONS
+
+- Charge time: 45 minutes
+- Dock weight: 7.4 kg
+- Input power: 150 W"""
+
+SHEET_OVERVIEW = """## OVERVIEW
+
+The Harbor H2 charges a Kestrel drone between flights. The Harbor H2 stands on a flat roof or a truck bed.
+Each Harbor H2 reports its state to the fleet server."""
+
+
+def test_a_spec_item_under_an_unnamed_heading_is_read_with_its_sheets_name(scorer: SentenceScorer) -> None:
+    # a plain-text product sheet: its title names the product, its headings do not
+    title = "HARBOR H2 - CHARGING DOCK"
+    sheet = [
+        LedgerEntry("a", "docks/h2.txt", 0.6, Fate.KEPT, 90, injected_text=SHEET_OVERVIEW, title=title,
+                    heading_path="OVERVIEW"),
+        LedgerEntry("b", "docks/h2.txt", 0.5, Fate.KEPT, 40, injected_text=SHEET, title=title,
+                    heading_path="SPECIFICATIONS"),
+    ]  # fmt: skip
+    answer = ask("What is the weight of the Harbor H2?", "factual", scorer, sheet)
+    assert answer.startswith("- Dock weight: 7.4 kg") or answer.startswith("Dock weight: 7.4 kg"), answer
+
+
+def test_a_question_seeking_which_release_names_the_release_though_it_names_a_model(
+    scorer: SentenceScorer,
+) -> None:
+    notes = (
+        "# Pump firmware release notes\n\n## Firmware 7.2.0\n\n### Fixes\n\n"
+        "- The dry-run guard of the P3 pump no longer trips at start-up.\n\n"
+        "## Firmware 7.1.0\n\n### Fixes\n\n- The flow display no longer freezes after a restart."
+    )
+    answer = ask(
+        "Which firmware fixed the P3's dry-run guard?", "factual", scorer, [entry("notes.md", notes, 0.7)]
+    )
+    assert "Firmware 7.2.0 — " in answer and "dry-run guard" in answer
+
+
+def test_grounding_flags_a_sentence_giving_another_products_value_as_the_asked_ones(
+    scorer: SentenceScorer,
+) -> None:
+    evidence = [entry("drones/k7.md", K7.split("## K7 vs K5")[0], 0.7), entry("docks/h2.md", DOCK, 0.6)]
+    g = check("The battery capacity is 5,000 mAh (docks/h2.md).", evidence, scorer,
+              "What is the battery capacity of the Kestrel K7?")  # fmt: skip
+    assert g is not None and g.sentences[0].about == ("h2",) and not g.sentences[0].ok
+    g = check("The battery capacity is 5,000 mAh (docks/h2.md).", evidence, scorer,
+              "What is the battery capacity of the Harbor H2?")  # fmt: skip
+    assert g is not None and g.sentences[0].ok

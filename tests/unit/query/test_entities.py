@@ -34,3 +34,19 @@ def test_plurals_times_and_eras_are_not_new_models() -> None:
     assert entities("Two gunners carry AK-47s; one AK-47 is silver.") == {"ak47"}
     assert entities("pre-1975 trains leave at 2.30pm for a 40-minute ride") == set()
     assert entities("The G5s and the SEV1s") == {"g5", "sev1"}
+
+
+def test_a_question_asking_for_what_the_named_thing_has_conflicts_with_any_other_named_thing() -> None:
+    k7 = {"k7"}
+    # a charging dock's spec is no sibling of the K7: read plainly, it is an attribute, not a subject
+    assert conflicts(k7, {"h2"}, set()) == set()
+    # asked for the K7's own value, the dock's section is about another thing
+    assert conflicts(k7, {"h2"}, set(), around={"h2"}, own=True) == {"h2"}
+    # unless a heading above it or its title names the K7 ("Kestrel K7 › Accessories › Harbor H2")
+    assert conflicts(k7, {"h2"}, set(), around={"k7", "h2"}, own=True) == set()
+    # a release is no other thing, and a code the unit names is a value unless it heads other evidence
+    assert conflicts(k7, {"2.3.0"}, set(), around={"2.3.0"}, own=True) == set()
+    assert conflicts(k7, set(), {"ip54"}, own=True, subjects={"h2"}) == set()
+    assert conflicts(k7, set(), {"h2"}, own=True, subjects={"h2"}) == {"h2"}
+    # a unit naming the K7 itself is about it, whatever else it names
+    assert conflicts(k7, {"h2"}, {"k7"}, around={"h2"}, own=True) == set()

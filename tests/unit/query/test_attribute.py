@@ -1,0 +1,48 @@
+"""Whether a question asks for an attribute of the thing it names, or for another thing related to it."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.query.attribute import asks_attribute
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the battery capacity of the Kestrel K7?",
+        "What's the warranty for an HX-200?",
+        "What's the lead time on a Vela V5?",
+        "How long is the cable supplied with the Vela V3?",
+        "What is the K7's top speed?",
+        "What is the K7 flight time?",
+        "How much does the Harbor H2 dock weigh?",
+        "How many waypoints can the Kestrel K5 store?",
+        "How fast is the K7?",
+        "How quickly does the K7 stop after it detects an obstacle?",
+        "Does the Kestrel K5 have a camera?",
+        "Is the K5 waterproof?",
+        "What IP rating does the HX-200 controller have?",
+        "How much does the old Vela V1 weigh?",
+    ],
+)
+def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
+    assert asks_attribute(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which charger fits the Kestrel K7?",  # another thing, related to it
+        "What camera can I add to my K5?",
+        "Which firmware fixed the E-17 error?",
+        "What should I have ready when I call support about E-17?",
+        "What is compatible with the HX-200?",
+        "Does the K5 work with the Harbor dock?",
+        "What is the Kestrel K7?",  # what it is, not one of its values
+        "What is the flight time?",  # names nothing
+        "What is the difference between the K5 and the K7?",
+    ],
+)
+def test_questions_asking_for_something_else(question: str) -> None:
+    assert not asks_attribute(question)
