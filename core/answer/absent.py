@@ -8,8 +8,9 @@ and says which word is missing. Only questions that ask for an attribute of what
 (core/query/attribute.py) are read so; a yes/no question whose verb may paraphrase an attribute
 ("Can the ArmX3 lift a 10 kg box?" for its payload, "Is the G5 waterproof?" for its IP rating) is
 not. A word is met by its first five letters ("weigh" by "weight"), by the attribute it asks for
-by another name ("heavy" by "weight", core/text.py), and an acronym by a run of capitalised words
-or a code ("IP" by "Ingress protection" or "IP54").
+by another name ("heavy" by "weight", core/text.py), an acronym by a run of capitalised words or a
+code ("IP" by "Ingress protection" or "IP54"), and a few attributes by the unit that measures them
+("capacity" by "3,850 mAh").
 """
 
 from __future__ import annotations
@@ -70,12 +71,26 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
     return max(missing, key=lambda w: (weight[w], w))
 
 
+# an attribute a value's unit names without its word ("Battery: 3,850 mAh" states a capacity, "Camera:
+# 12 MP" a resolution): only units that measure one thing (a "mm" could be a reach or a diameter)
+_MEASURED_BY = {
+    "capacity": r"m?Ah|k?Wh",
+    "resolution": r"MP|megapixels?",
+    "megapixels": r"MP",
+    "noise": r"dB\(?A?\)?",
+    "loudness": r"dB\(?A?\)?",
+}
+
+
 def _held(word: str, question: str, usable: Sequence[Scored]) -> bool:
     forms = {word[:5], ATTRIBUTE_OF.get(word, word)[:5]}
     acronym = word in acronyms_of(question)
+    measured = re.compile(rf"\d\s*(?:{_MEASURED_BY[word]})(?!\w)") if word in _MEASURED_BY else None
     for x in usable:
         text = " ".join((*x.unit.path, x.text))
         if forms & {w[:5] for w in content_words(text)}:
+            return True
+        if measured and measured.search(x.text):
             return True
         if acronym and (spelled_out(frozenset({word}), text) or initials(fact_key(x.unit)) == word):
             return True
