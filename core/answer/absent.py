@@ -1,16 +1,17 @@
 """Whether the evidence about the asked thing states the attribute asked for at all.
 
 "What is the battery capacity of the ArmX2?" is answered from units that stand under the ArmX2 or
-name it (core/answer/evidence.py drops the Rover M1's units). If none of those mentions the
-question's rarest attribute word ("capacity", by the store's own word counts), the value is not in
-the evidence and any sentence quoted would answer something else: the extractive answer refuses
-and says which word is missing. Only questions that ask for an attribute of what they name
-(core/query/attribute.py) are read so; a yes/no question whose verb may paraphrase an attribute
-("Can the ArmX3 lift a 10 kg box?" for its payload, "Is the G5 waterproof?" for its IP rating) is
-not. A word is met by its first five letters ("weigh" by "weight"), by the attribute it asks for
-by another name ("heavy" by "weight", core/text.py), an acronym by a run of capitalised words or a
-code ("IP" by "Ingress protection" or "IP54"), and a few attributes by the unit that measures them
-("capacity" by "3,850 mAh").
+name it (core/answer/evidence.py drops the Rover M1's units). If those hold less than half the
+rarity weight of the question's attribute words (by the store's own word counts), the value is not
+in the evidence and any sentence quoted would answer something else: the extractive answer refuses
+and says which word is missing ("capacity"). Only questions that ask for an attribute of what they
+name (core/query/attribute.py) are read so; a yes/no question whose verb may paraphrase an
+attribute ("Can the ArmX3 lift a 10 kg box?" for its payload, "Is the G5 waterproof?" for its IP
+rating) is not, nor is a word no passage of the store holds. A word is met by its porter stem, by
+one stem starting the other ("weigh", "weight"), as the end of a compound ("load" of "payload"), by
+the attribute it asks for by another name ("heavy" by "weight", core/text.py), an acronym by a run
+of capitalised words or a code ("IP" by "Ingress protection" or "IP54"), and a few attributes by
+the unit that measures them ("capacity" by "3,850 mAh").
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from collections.abc import Sequence
 
 from core.answer.evidence import Evidence, Scored, fact_key, initials
 from core.answer.refusal import WordCounts, rarity_weights
-from core.query.entities import entity_tokens
+from core.query.attribute import names
 from core.scoring import acronyms_of, spelled_out
+from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
 
 # words that frame a question about an attribute rather than name one ("How long does it take",
@@ -32,45 +34,15 @@ FRAMING = frozenset(
     "default rated total exact exactly approximately roughly around available come comes version "
     "model product unit units work works know tell give gives given actual nominal overall top under "
     "over per last lasts single support supports handle handles achieve achieves able capable full "
-    "my want wants "
+    "my want wants compared compare comparison versus vs than "
     # and the nouns that stand for any value ("the warranty period", "the number of …")
     "period duration amount number value level figure spec specs specification details".split()
 )
 # a yes/no question whose verb names having a thing ("Does the ArmX3 have a battery?") is read;
 # any other yes/no question's words may paraphrase the attribute
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|should)\b", re.I)
-HELD = 0.5  # the share of the attribute words' rarity the evidence must hold
 _HAVING = re.compile(r"\b(?:have|has|include|includes|come with|comes with|ship with|ships with)\b", re.I)
-
-
-def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts | None) -> str:
-    """The question's rarest attribute word no usable unit holds, when the words the usable units
-    hold make up less than HELD of the attribute words' rarity ("" when they make up more, when the
-    question does not ask for an attribute of what it names, or when the store's counts are
-    unknown). counts: the store's passage count and how many passages hold each question word."""
-    if not ev.own or not ev.wanted or not usable or not counts:
-        return ""
-    if _YES_NO.search(ev.question) and not _HAVING.search(ev.question):
-        return ""
-    n, df = counts
-    names = {w for t in entity_tokens(ev.question) for w in content_words(t)}
-    acronyms = acronyms_of(ev.question)  # "IP": the store writes "IP54", a word of its own
-    # a word no passage of the store holds may name a stated value another way ("guarantee" for a
-    # warranty, "big" for a size): only the store's own words can be missing from the evidence
-    words = [
-        w
-        for w in content_words(ev.question)
-        if w not in names | FRAMING
-        and (df.get(w, 0) > 0 or w in acronyms)
-        and not any(c.isdigit() for c in w)
-    ]
-    weight = rarity_weights(n, {w: df.get(w, 0) for w in words})
-    missing = [w for w in words if not _held(w, ev.question, usable)]
-    if not missing or sum(weight[w] for w in missing) <= (1 - HELD) * sum(weight.values()):
-        return ""
-    return max(missing, key=lambda w: (weight[w], w))
-
-
+HELD = 0.5  # the share of the attribute words' rarity the evidence must hold
 # an attribute a value's unit names without its word ("Battery: 3,850 mAh" states a capacity, "Camera:
 # 12 MP" a resolution): only units that measure one thing (a "mm" could be a reach or a diameter)
 _MEASURED_BY = {
@@ -82,16 +54,55 @@ _MEASURED_BY = {
 }
 
 
-def _held(word: str, question: str, usable: Sequence[Scored]) -> bool:
-    forms = {word[:5], ATTRIBUTE_OF.get(word, word)[:5]}
-    acronym = word in acronyms_of(question)
-    measured = re.compile(rf"\d\s*(?:{_MEASURED_BY[word]})(?!\w)") if word in _MEASURED_BY else None
-    for x in usable:
-        text = " ".join((*x.unit.path, x.text))
-        if forms & {w[:5] for w in content_words(text)}:
-            return True
-        if measured and measured.search(x.text):
-            return True
-        if acronym and (spelled_out(frozenset({word}), text) or initials(fact_key(x.unit)) == word):
-            return True
-    return False
+def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts | None) -> str:
+    """The question's rarest attribute word no usable unit holds, as the question writes it, when
+    the words the usable units hold make up less than HELD of the attribute words' rarity ("" when
+    they make up more, when the question does not ask for an attribute of what it names, or when the
+    store's counts are unknown). counts: the store's passage count and how many passages hold each
+    question word."""
+    if not ev.own or not ev.wanted or not usable or not counts:
+        return ""
+    if _YES_NO.search(ev.question) and not _HAVING.search(ev.question):
+        return ""
+    n, df = counts
+    named = content_words(" ".join(names(ev.question)))  # "NorthEye Vision Kit": no attribute words
+    acronyms = acronyms_of(ev.question)  # "IP": the store writes "IP54", a word of its own
+    # a word no passage of the store holds may name a stated value another way ("guarantee" for a
+    # warranty, "big" for a size): only the store's own words can be missing from the evidence
+    words = [
+        w
+        for w in content_words(ev.question)
+        if w not in named | FRAMING
+        and (df.get(w, 0) > 0 or w in acronyms)
+        and not any(c.isdigit() for c in w)
+    ]
+    weight = rarity_weights(n, {w: df.get(w, 0) for w in words})
+    held = _held(words, acronyms, usable)
+    missing = [w for w in words if w not in held]
+    if not missing or sum(weight[w] for w in missing) <= (1 - HELD) * sum(weight.values()):
+        return ""
+    rarest = max(missing, key=lambda w: (weight[w], w))
+    written = re.search(rf"\b{re.escape(rarest)}\b", ev.question, re.I)
+    return written.group() if written else rarest
+
+
+def _held(words: Sequence[str], acronyms: frozenset[str], usable: Sequence[Scored]) -> set[str]:
+    """The words some usable unit (with its headings) holds: by porter stem, one stem starting the
+    other ("weigh", "weight"; "charger", "charging"), the end of a compound ("load" of "payload"), the
+    attribute the word asks for by another name, a unit that measures it, or an acronym's spelling."""
+    texts = [" ".join((*x.unit.path, x.text)) for x in usable]
+    plain = set().union(*(content_words(t) for t in texts))
+    stems = STEMMER.stem_set(plain)
+    held = set()
+    for w in words:
+        forms = STEMMER.stem_set({w, ATTRIBUTE_OF.get(w, w)})
+        if (
+            forms & stems
+            or any(len(f) >= 5 and len(s) >= 5 and (s.startswith(f) or f.startswith(s)) for f in forms for s in stems)
+            or (len(w) >= 4 and any(p.endswith(w) for p in plain))
+            or (w in _MEASURED_BY and any(re.search(rf"\d\s*(?:{_MEASURED_BY[w]})(?!\w)", x.text) for x in usable))
+            or (w in acronyms and any(spelled_out(frozenset({w}), t) or initials(fact_key(x.unit)) == w
+                                      for x, t in zip(usable, texts, strict=True)))
+        ):  # fmt: skip
+            held.add(w)
+    return held

@@ -20,7 +20,8 @@ from core.answer.draft import Draft
 from core.answer.evidence import Evidence, Scored, same_fact, score_units
 from core.answer.refusal import WordCounts
 from core.context.dedupe import jaccard, word_set
-from core.query.entities import entities, entity_tokens, matches, siblings
+from core.query.attribute import names
+from core.query.entities import entities, matches, siblings
 from core.scoring import SentenceScorer
 from core.types import LedgerEntry
 
@@ -75,8 +76,7 @@ def answer_from_scored(
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
     missing = missing_attribute(ev, usable, counts) if may_refuse else ""
     if missing:  # "What is the battery capacity of the ArmX2?": nothing about it says "capacity"
-        named = ", ".join(dict.fromkeys(entity_tokens(ev.question)))
-        why = f"no injected passage about {named} mentions “{missing}”"
+        why = f"no injected passage about the {' or the '.join(names(ev.question))} mentions “{missing}”"
         return Draft(refusal, (), True, why, best)
     floor = min_score if may_refuse else 0.0
     text, labels = _by_type(ev, usable, floor)
@@ -88,8 +88,9 @@ def _only_siblings(ev: Evidence) -> list[str]:
     does, or it names no sibling)."""
     if not ev.wanted or any(matches(ev.wanted, set(x.scope) | entities(x.text)) for x in ev.units):
         return []
-    found = {o for x in ev.units for o in x.conflict}
-    return sorted(siblings(ev.wanted, found) or found)  # "Rover M1" for the M2 before other things
+    # only siblings: a product of another family named in passing ("a loaner ArmX2") does not make
+    # general evidence about a G5 repair someone else's
+    return sorted(siblings(ev.wanted, {o for x in ev.units for o in x.conflict}))
 
 
 def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tuple[str, ...]]:

@@ -109,7 +109,7 @@ def _check(
     match = texts[best] if best is not None else ""
     about = sorted(
         conflicts(
-            wanted, set(unit.scope) if unit else set(), entities(text), unit.around if unit else (), own
+            wanted, set(unit.scope) if unit else set(), entities(text), unit.around if unit else (), own=own
         )
     )
     leads = texts[len(evidence) :]

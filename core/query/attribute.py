@@ -30,14 +30,20 @@ _WHAT_IS = (
     rf"^\W*(?:(?i:what|which)(?:'s|\s+(?i:is|are|was|were))|(?i:how)\s+{_HOW}\s+(?i:is|are|was|were))\s+"
 )
 _THEN = r"(?:\s+[a-z][\w-]*)?\s+"  # a name and a word after it ("the NC-200 controller have")
+# "the best gripper for …", "the replacement for …": another thing, chosen for the named one
+_ANOTHER = (
+    r"(?!(?i:best|right|recommended|ideal|suitable|compatible|correct|proper|matching|replacement|successor"
+    r"|predecessor|alternative|accessory|accessories|upgrade)\b)"
+)
 _OWN = (
     # "What is the battery runtime of the ArmX2?", "What's the lead time on a G5?", "How long is
     # the cable supplied with the ArmX3?"
-    rf"{_WHAT_IS}(?i:the|an?|its|their)\s+(?:[\w-]+\s+){{0,4}}?(?i:of|for|on|with)\s+{_DET}{_NAME}",
+    rf"{_WHAT_IS}(?i:the|an?|its|their)\s+{_ANOTHER}(?:[\w-]+\s+){{0,4}}?(?i:of|for|on|with)\s+{_DET}{_NAME}",
     # "What is the ArmX2 payload?" (a word after the name: not "What is the ArmX2?")
     rf"{_WHAT_IS}{_DET}{_NAME}\s+[a-z][\w-]*",
-    # "What is the ArmX2's reach?", "How long is the Rover M1's runtime?"
-    rf"{_NAME}(?:'s|\u2019s)\s+\w",
+    # "What is the ArmX2's reach?", "How long is the Rover M1's runtime?" (not "Why does the ArmX3's
+    # brake stick?")
+    rf"{_WHAT_IS}{_DET}{_NAME}(?:'s|\u2019s)\s+\w",
     # "How much does the Gripper G5 weigh?", "How many programs can the ArmX2 store?"
     rf"^\W*(?i:how)\s+{_HOW}\b[^?]*?\b(?i:is|are|does|do|did|can|will|was)\s+{_DET}{_NAME}",
     # "Does the ArmX3 have a battery?", "Is the G5 waterproof?", "Can the ArmX2 lift 8 kg?"
@@ -46,11 +52,58 @@ _OWN = (
     # "What payload does the ArmX2 have?", "What IP rating does the G5 have?"
     rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:does|do|did|is|are)\s+{_DET}{_NAME}{_THEN}"
     r"(?i:have|has|weigh|offer|reach|draw|consume|cost|need|require)\b",
+    # "What does the ArmX3 weigh?", "What does the NorthEye Vision Kit cost?"
+    rf"^\W*(?i:what)\s+(?i:does|do|did)\s+{_DET}{_NAME}\s+(?i:weigh|cost|draw|consume|measure)\b",
 )
 _ASKS_OWN = re.compile("|".join(f"(?:{p})" for p in _OWN))
 
 
+_WORD = re.compile(r"\S+")
+# a question's first word is capitalised anyway: one of these opens it, no name does
+_OPENERS = frozenset(
+    "what which who whom whose when where why how is are was were do does did can could will would should "
+    "has have compare tell list show give explain describe please".split()
+)
+_EDGE = re.compile(r"^[^\w\u00a7]+|(?:['\u2019]s)?[^\w\u00a7]*$")  # quotes, punctuation, a possessive
+
+
 def asks_attribute(question: str) -> bool:
     """The question asks for a value of the thing it names (not for another thing related to it)."""
-    marked = _TOKEN.sub(lambda m: _MARK if is_entity(m.group()) else m.group(), question)
+    marked = _marked(question)
     return _MARK in marked and bool(_ASKS_OWN.search(marked))
+
+
+def names(question: str) -> list[str]:
+    """The names the question writes: each run of entity tokens and capitalised words holding an
+    entity ("Rover M1", "NorthEye Vision Kit", "DockStation D2"), as written."""
+    tokens: list[str] = []
+    marked = _marked(question, tokens)
+    runs: list[list[str]] = [[]]
+    for i, m in enumerate(_WORD.finditer(marked)):
+        raw = m.group()
+        word = _EDGE.sub("", raw)
+        if not word or not (_MARK in word or (word[0].isupper() and (i or word.lower() not in _OPENERS))):
+            runs.append([])
+            continue
+        runs[-1].append(word)
+        if raw != word:  # "ArmX3's", "G5,", "M1?": the name ends here
+            runs.append([])
+    out, taken = [], iter(tokens)
+    for run in runs:
+        text = " ".join(run)
+        if _MARK in text:
+            out.append(re.sub(_MARK, lambda _: next(taken), text))
+    return out
+
+
+def _marked(question: str, tokens: list[str] | None = None) -> str:
+    """The question with each entity token as _MARK (tokens: where to collect them, in order)."""
+
+    def mark(m: re.Match[str]) -> str:
+        if not is_entity(m.group()):
+            return m.group()
+        if tokens is not None:
+            tokens.append(m.group())
+        return _MARK
+
+    return _TOKEN.sub(mark, question)

@@ -610,6 +610,15 @@ def test_a_value_the_asked_models_evidence_never_mentions_is_refused(scorer: Sen
     d = extractive_answer("What is the battery capacity of the Kestrel K5?", k5_battery, scorer, REFUSAL, 0.25,
                           counts=COUNTS)  # fmt: skip
     assert not d.refused and "5,200 mAh" in d.text
+    # a word is met by its stem and as the end of a compound: "draw" by "draws", "load" by "payload"
+    k5_power = [
+        entry("drones/k5.md", K5 + "\n\nThe K5 draws about 180 W in a hover. Rated payload: 0.8 kg.", 0.7)
+    ]
+    counts = (40, {**COUNTS[1], "power": 2, "draw": 1, "rated": 2, "load": 1})
+    for question, value in (("How much power does the Kestrel K5 draw?", "180 W"),
+                            ("What is the rated load of the Kestrel K5?", "0.8 kg")):  # fmt: skip
+        d = extractive_answer(question, k5_power, scorer, REFUSAL, 0.25, counts=counts)
+        assert not d.refused and value in d.text, (question, d.reason)
     # nor is a word no passage of the store holds: it may name a stated value another way
     d = extractive_answer(
         "What is the guarantee of the Kestrel K5?", k5, scorer, REFUSAL, 0.25, counts=COUNTS

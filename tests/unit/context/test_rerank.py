@@ -40,6 +40,21 @@ def test_a_list_item_is_read_under_its_heading(scorer: SentenceScorer) -> None:
     assert best_overlap(item, question, scorer) > best_overlap(bare, question, scorer)
 
 
+def test_a_chunk_of_a_products_page_is_read_with_the_pages_name(scorer: SentenceScorer) -> None:
+    def page(cid: str, text: str, path: str) -> Candidate:
+        meta = {"category": "t", "heading_path": path, "title": "Harbor H2 Charging Dock"}
+        return Candidate(Chunk(cid, text, "docks/h2.md", meta), 0.5)
+
+    specs = page("specs", "- Dock weight: 7.4 kg\n- Input power: 150 W", "Specifications")
+    prose = page(
+        "prose", "The Harbor H2 dock stands on a roof. The Harbor H2 reports to the fleet server.", "Overview"
+    )
+    question = "What is the weight of the Harbor H2 dock?"
+    # the spec item meets "weight" and, through the page's title, the name the prose repeats
+    assert best_overlap(specs, question, scorer) > best_overlap(prose, question, scorer)
+    assert by_relevance([prose, specs], question, scorer)[0].chunk.id == "specs"
+
+
 def test_the_fused_rank_breaks_near_ties(scorer: SentenceScorer) -> None:
     """A chunk ranked one place lower needs more than RANK_PRIOR to pass the one above it."""
     text = "The warranty covers defects in materials for 24 months."

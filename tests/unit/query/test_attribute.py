@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.query.attribute import asks_attribute
+from core.query.attribute import asks_attribute, names
 
 
 @pytest.mark.parametrize(
@@ -24,6 +24,7 @@ from core.query.attribute import asks_attribute
         "Is the K5 waterproof?",
         "What IP rating does the HX-200 controller have?",
         "How much does the old Vela V1 weigh?",
+        "What does the Kestrel K7 weigh?",
     ],
 )
 def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
@@ -42,7 +43,16 @@ def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
         "What is the Kestrel K7?",  # what it is, not one of its values
         "What is the flight time?",  # names nothing
         "What is the difference between the K5 and the K7?",
+        "What is the best charger for the Kestrel K7?",  # another thing chosen for it
+        "Why does the K7's gimbal drift?",  # its part, in a question about something else
     ],
 )
 def test_questions_asking_for_something_else(question: str) -> None:
     assert not asks_attribute(question)
+
+
+def test_names_are_written_with_the_capitalised_words_around_their_codes() -> None:
+    assert names("What is the power draw of the Harbor H2 Charging Dock?") == ["Harbor H2 Charging Dock"]
+    assert names("How long is the Kestrel K7's flight time?") == ["Kestrel K7"]
+    assert names("Compare the K5, K7 and PowerDock PD-2.") == ["K5", "K7", "PowerDock PD-2"]
+    assert names("Kestrel K7 weight?") == ["Kestrel K7"]  # a first word that is part of the name
