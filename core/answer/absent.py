@@ -46,11 +46,14 @@ HELD = 0.5  # the share of the attribute words' rarity the evidence must hold
 # an attribute a value's unit names without its word ("Battery: 3,850 mAh" states a capacity, "Camera:
 # 12 MP" a resolution): only units that measure one thing (a "mm" could be a reach or a diameter)
 _MEASURED_BY = {
-    "capacity": r"m?Ah|k?Wh",
-    "resolution": r"MP|megapixels?",
-    "megapixels": r"MP",
-    "noise": r"dB\(?A?\)?",
-    "loudness": r"dB\(?A?\)?",
+    word: re.compile(rf"\d\s*(?:{unit})(?!\w)")
+    for word, unit in {
+        "capacity": r"m?Ah|k?Wh",
+        "resolution": r"MP|megapixels?",
+        "megapixels": r"MP",
+        "noise": r"dB\(?A?\)?",
+        "loudness": r"dB\(?A?\)?",
+    }.items()
 }
 
 
@@ -100,7 +103,7 @@ def _held(words: Sequence[str], acronyms: frozenset[str], usable: Sequence[Score
             forms & stems
             or any(len(f) >= 5 and len(s) >= 5 and (s.startswith(f) or f.startswith(s)) for f in forms for s in stems)
             or (len(w) >= 4 and any(p.endswith(w) for p in plain))
-            or (w in _MEASURED_BY and any(re.search(rf"\d\s*(?:{_MEASURED_BY[w]})(?!\w)", x.text) for x in usable))
+            or (w in _MEASURED_BY and any(_MEASURED_BY[w].search(x.text) for x in usable))
             or (w in acronyms and any(spelled_out(frozenset({w}), t) or initials(fact_key(x.unit)) == w
                                       for x, t in zip(usable, texts, strict=True)))
         ):  # fmt: skip

@@ -19,12 +19,16 @@ from core.types import Candidate
 
 def chunk_scope(c: Candidate) -> set[str]:
     """The entities a chunk stands under: its nearest heading that names any, else its title."""
-    meta = c.chunk.metadata
-    for heading in reversed([h for h in str(meta.get("heading_path", "")).split(" › ") if h]):
+    for heading in reversed([h for h in str(c.chunk.metadata.get("heading_path", "")).split(" › ") if h]):
         found = entities(heading)
         if found:
             return found
-    title = str(meta.get("title", ""))
+    return title_entities(c)
+
+
+def title_entities(c: Candidate) -> set[str]:
+    """The entities of the chunk's document title; none when the title is only the file's name."""
+    title = str(c.chunk.metadata.get("title", ""))
     stem = c.chunk.source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return entities(title) if title and title != stem else set()
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.context.dedupe import sentences_of
+from core.context.focus import title_entities
 from core.prepared import text_current
-from core.query.entities import entities
 from core.scoring import SentenceScorer
 from core.types import Candidate
 
@@ -51,14 +51,8 @@ def best_overlap(c: Candidate, question: str, scorer: SentenceScorer) -> float:
     if not sentences:
         return 0.0
     heading = str(c.chunk.metadata.get("heading_path", "")).split(" › ")[-1]
-    title = str(c.chunk.metadata.get("title", ""))
-    stem = c.chunk.source.rsplit("/", 1)[-1].rsplit(".", 1)[
-        0
-    ]  # a title that is the file's name names nothing
-    if title != stem and entities(title):  # a product's page: its name is met by every chunk of it,
-        heading = (
-            f"{title} {heading}"  # not only by prose that repeats it ("Weight: 420 g" under "Specifications")
-        )
+    if title_entities(c):  # a product's page: every chunk of it meets its name, not only the prose
+        heading = f"{c.chunk.metadata['title']} {heading}"  # that repeats it ("Weight: 420 g" under "Specifications")
     return float(scorer.overlap(sentences, question, heading, stems).max())
 
 

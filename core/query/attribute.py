@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 
-from core.query.entities import is_entity
+from core.query.entities import TOKEN, is_entity
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _MARK = "\u00a7"  # stands for each entity token of the question
 
 # a name: the entity with up to two capitalised words around it ("Gripper G5", "NorthEye Vision Kit")
@@ -106,4 +105,4 @@ def _marked(question: str, tokens: list[str] | None = None) -> str:
             tokens.append(m.group())
         return _MARK
 
-    return _TOKEN.sub(mark, question)
+    return TOKEN.sub(mark, question)

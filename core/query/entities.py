@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Za-z]")
 _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z][A-Za-z]*$")
@@ -41,7 +41,7 @@ def is_entity(token: str) -> bool:
 
 def entity_tokens(text: str) -> list[str]:
     """The text's entity tokens as written ("NC-300", "ArmX2", "4.2.0")."""
-    return [t for t in _TOKEN.findall(text) if is_entity(t)]
+    return [t for t in TOKEN.findall(text) if is_entity(t)]
 
 
 def entities(text: str) -> set[str]:
@@ -52,12 +52,12 @@ def entities(text: str) -> set[str]:
 def without_entities(text: str) -> str:
     """The text with its entity tokens blanked ("the NC-300 brake" → "the   brake"), so their
     pieces ("nc", "300") are not read as words or numbers."""
-    return _TOKEN.sub(lambda m: " " if is_entity(m.group()) else m.group(), text)
+    return TOKEN.sub(lambda m: " " if is_entity(m.group()) else m.group(), text)
 
 
 def question_entities(question: str) -> set[str]:
     """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2")."""
-    tokens = _TOKEN.findall(question)
+    tokens = TOKEN.findall(question)
     found = {_norm(t) for t in tokens if is_entity(t)}
     for a, b in zip(tokens, tokens[1:], strict=False):
         if is_entity(b) and a[:1].isupper() and a.isalpha():

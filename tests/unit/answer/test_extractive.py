@@ -603,7 +603,8 @@ def test_a_value_the_asked_models_evidence_never_mentions_is_refused(scorer: Sen
     d = extractive_answer("How long can the Kestrel K5 fly?", k5, scorer, REFUSAL, 0.25, counts=COUNTS)
     assert not d.refused and "28 minutes" in d.text
     # a yes/no question's words may paraphrase a value ("waterproof" for an IP rating): not read so
-    d = extractive_answer("Is the Kestrel K5 waterproof?", k5, scorer, REFUSAL, 0.25, counts=COUNTS)
+    waterproof = (40, {**COUNTS[1], "waterproof": 1})  # a word the store holds, on another page
+    d = extractive_answer("Is the Kestrel K5 waterproof?", k5, scorer, REFUSAL, 0.25, counts=waterproof)
     assert "mentions" not in d.reason
     # a value's unit can name the attribute: "5,200 mAh" is a capacity
     k5_battery = [entry("drones/k5.md", K5 + "\n- Battery: 5,200 mAh LiPo", 0.7)]
