@@ -16,7 +16,7 @@ PEERS_STAMP := $(PEERS_VENV)/.installed
 
 help:
 	@echo "make run        set up .venv, index $(CORPUS) if the store is empty, start the Streamlit app"
-	@echo "make test       set up .venv, run every test (slow server/browser tests included)"
+	@echo "make test       set up .venv, run every test (slow server/browser tests included; TEST_WORKERS=2)"
 	@echo "make test-fast  the tests not marked slow"
 	@echo "make index      ingest $(CORPUS) if the store is empty;  make reindex  sync it always"
 	@echo "make bench      ingest, budget, query and recall benches with --json (measured ratios)"
@@ -52,11 +52,14 @@ reindex: venv
 run: venv index
 	$(PY) -m streamlit run ui/app.py --server.headless true --browser.gatherUsageStats false
 
+# two worker processes (pytest-xdist): the slow tests mostly wait on subprocesses (CLIs, servers,
+# the browser), so two workers take about 0.6x the wall time of one even on two cores
+TEST_WORKERS ?= 2
 test: venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 test-fast: venv
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m "not slow"
 
 # the benchmarks print measured ratios (not pass/fail); --keep reuses the 100k store between runs
 BENCH_DIR ?= /tmp/contextlens-bench

@@ -46,3 +46,12 @@ def sample_copy(tmp_path: Path, sample_store: Settings) -> Iterator[Settings]:
     s = make_settings(tmp_path, store_path=dst)
     yield s
     close_stores()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Figures a test measured (its "measured" property), printed once the run ends: tests run in
+    worker processes (pytest-xdist), whose own output never reaches the terminal."""
+    for report in terminalreporter.stats.get("passed", []):
+        for name, value in getattr(report, "user_properties", ()):
+            if name == "measured":
+                terminalreporter.write_line(str(value))
