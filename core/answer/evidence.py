@@ -81,6 +81,7 @@ def score_units(
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
     starts = _starts(entries, parsed_of)
+    known = _identities(entries, parsed_of)
     for n, e in enumerate(entries):
         if n not in parsed_of:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
@@ -88,11 +89,11 @@ def score_units(
         before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
         parsed = [*before, *parsed_of[n]]
         for i, u in enumerate(parsed[len(before) :], len(before)):
-            if not _usable(u):
+            if not _usable(u) or (own and matches(wanted, _identity(u))):  # its label, no answer
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
-            arounds.append(frozenset(title_scope.union(*(entities(h) for h in u.path))))
+            arounds.append(frozenset(title_scope.union(known[e.source], *(entities(h) for h in u.path))))
             places.append(starts[n][0] + u.position)
             if u.kind == "item":
                 leads[len(pool) - 1] = _lead_in(parsed, i)
@@ -188,6 +189,24 @@ def _parsed(e: LedgerEntry) -> list[Unit]:
     base = tuple(p for p in e.heading_path.split(" › ") if p) if e.heading_path else ()
     levels = tuple(int(v) for v in e.heading_levels.split(",") if v.isdigit())
     return parse(e.injected_text, base, levels)
+
+
+def _identities(entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]) -> dict[str, set[str]]:
+    """What each source says it is besides its title: the names its preamble (the items under the
+    title alone) gives as a field's whole value ("Incident ID: INC-2024-0193", "Model: ArmX2"), so a
+    postmortem titled by the arm it is about is also about the incident. A name inside a longer
+    value ("250 W at 48 V (for an ArmX2)") is a mention, not what the document is."""
+    out: dict[str, set[str]] = {e.source: set() for e in entries}
+    for n, units in parsed_of.items():
+        out[entries[n].source] |= set().union(*(_identity(u) for u in units))
+    return out
+
+
+def _identity(u: Unit) -> set[str]:
+    """The names a preamble field gives as its whole value (see _identities); for a question asking
+    what the named thing has, the field is the document's label, as a heading is, and no answer."""
+    value = u.text.split(":", 1)[1] if u.kind == "item" and fact_key(u) else ""
+    return entities(value) if len(u.path) <= 1 and 0 < len(value.split()) <= 3 else set()
 
 
 def _starts(

@@ -676,3 +676,43 @@ def test_grounding_flags_a_sentence_giving_another_products_value_as_the_asked_o
     g = check("The battery capacity is 5,000 mAh (docks/h2.md).", evidence, scorer,
               "What is the battery capacity of the Harbor H2?")  # fmt: skip
     assert g is not None and g.sentences[0].ok
+
+
+POSTMORTEM = """# Postmortem: Kestrel K7 Gimbal Froze in Flight
+
+- Incident ID: INC-2031-0042
+- Severity: SEV2
+- Date detected: 3 May 2031
+
+## Summary
+
+Some Kestrel K7 drones on firmware 2.3 lost gimbal control for up to ten seconds in flight.
+
+## Root cause
+
+The gimbal driver and the camera driver shared one I2C bus, and a camera retry held the bus longer
+than the gimbal watchdog allowed, so the watchdog reset the gimbal mid-flight.
+"""
+
+
+def test_a_document_is_about_what_its_preamble_names_as_a_fields_value(scorer: SentenceScorer) -> None:
+    """The postmortem's title names the K7, its "Incident ID" field the incident: a question asking
+    what the incident has reads the document as about it (not as the K7's, another named thing), and
+    the field is the document's label, not the answer."""
+    evidence = [entry("eng/postmortem.md", POSTMORTEM, 0.7)]
+    counts = (40, {"root": 1, "cause": 2, "inc": 1})
+    d = extractive_answer(
+        "What is the root cause of INC-2031-0042?", evidence, scorer, REFUSAL, 0.25, counts=counts
+    )
+    assert not d.refused, d.reason
+    assert "shared one I2C bus" in d.text.split("\n")[0] and "Incident ID" not in d.text
+    # a field naming the incident asked about is still an answer when the question names the drone
+    assert "INC-2031-0042" in ask("What is the incident ID of the Kestrel K7 gimbal postmortem?", "factual", scorer,
+                                  evidence)  # fmt: skip
+    # a name inside a longer value is a mention: the document is not about what it mentions
+    mention = POSTMORTEM.replace(
+        "- Incident ID: INC-2031-0042", "- Spare used: borrowed from a Kestrel K5 kit"
+    )
+    d = extractive_answer("What is the root cause of the Kestrel K5 gimbal fault?", [entry("eng/postmortem.md", mention, 0.7)],
+                          scorer, REFUSAL, 0.25, counts=counts)  # fmt: skip
+    assert "I2C" not in d.text
