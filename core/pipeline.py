@@ -86,7 +86,7 @@ class Pipeline:
         grounding = (
             None
             if answer.draft.refused
-            else grounding_check(answer.draft.text, included, self.resources.scorer, q.question)
+            else grounding_check(answer.draft.text, included, self.resources.scorer, q.asked)
         )
         citations = resolve(answer.draft.citations, included)
         trace = build_record(
@@ -206,7 +206,7 @@ class Pipeline:
         if s.missing_context != "related":
             return Draft(s.refusal_sentence, (), True, reason)
         return related_answer(
-            q.question, built.context.included, self.resources.scorer, q.query_type,
+            q.asked, built.context.included, self.resources.scorer, q.query_type,
             s.answer_min_similarity, reason,
         )  # fmt: skip
 
@@ -214,7 +214,7 @@ class Pipeline:
         """The extractive answer; in related mode its own refusal becomes the related answer."""
         s = self.settings
         draft = extractive_answer(
-            q.question, built.context.included, self.resources.scorer, s.refusal_sentence,
+            q.asked, built.context.included, self.resources.scorer, s.refusal_sentence,
             s.answer_min_similarity, q.query_type, may_refuse=not baseline, counts=built.counts,
         )  # fmt: skip
         if draft.refused and s.missing_context == "related":

@@ -16,9 +16,15 @@ class QueryStep:
 
     question: str
     query: str
-    rewrite_method: str  # none | offline | llm
+    rewrite_method: str  # none | resolved | offline | llm
     query_type: str
     classifier: str  # rules | llm
+
+    @property
+    def asked(self) -> str:
+        """The question as the answer reads it: a follow-up resolved to a question of its own ("What
+        is the ArmX2's battery capacity?"), else the user's words."""
+        return self.query if self.rewrite_method == "resolved" else self.question
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.context.memory import fit_history
-from core.query.rewrite import is_follow_up, rewrite_offline
+from core.query.rewrite import is_follow_up, resolve_offline, rewrite_offline
 from core.types import Turn
 from tests.support.stores import make_pipeline
 
@@ -33,6 +33,35 @@ def test_offline_rewrite_carries_entities() -> None:
     out = rewrite_offline("How much does it cost?", turns)
     assert "Gripper" in out and "G5" in out
     assert rewrite_offline("What is the reach of the ArmX3?", turns) == "What is the reach of the ArmX3?"
+
+
+def test_offline_resolution_puts_the_previous_questions_one_name_in_place() -> None:
+    about = [Turn("Tell me about the ArmX2.", "…")]
+    assert resolve_offline("What is its battery capacity?", about) == "What is the ArmX2's battery capacity?"
+    g5 = [Turn("What is the IP rating of the Gripper G5?", "IP54.")]
+    assert resolve_offline("How much does it weigh?", g5) == "How much does the Gripper G5 weigh?"
+    # a follow-up naming only another thing asks the previous question of it
+    x3 = [Turn("What is the payload of the ArmX3?", "12 kg.")]
+    assert resolve_offline("And the ArmX2?", x3) == "What is the payload of the ArmX2?"
+    assert resolve_offline("What about the Rover M1?", x3) == "What is the payload of the Rover M1?"
+    # not resolved (the key terms are added instead): a "which" question's name is no subject, two
+    # names are ambiguous, a follow-up saying more than a name, a question that is no follow-up
+    assert resolve_offline("What is its reach?", [Turn("Which arm has an IP66 rating?", "ArmX3.")]) == ""
+    assert resolve_offline("How much does it weigh?", [Turn("Compare the ArmX2 and the ArmX3.", "…")]) == ""
+    assert resolve_offline("And the ArmX2's reach?", x3) == ""
+    assert resolve_offline("What is the reach of the ArmX2?", x3) == ""
+    assert resolve_offline("How much does it cost?", []) == ""
+
+
+def test_a_resolved_follow_up_is_answered_about_the_thing_it_means(pipe) -> None:  # noqa: ANN001
+    history = [Turn("What is the payload of the ArmX3?", "12 kg", "What is the payload of the ArmX3?")]
+    a = pipe.ask("And the ArmX2?", history, record=False)
+    assert a.trace["rewrite_method"] == "resolved" and "5 kg" in a.text and "12 kg" not in a.text
+    # the answer reads the resolved question: the ArmX2's pages never give a battery capacity, and the
+    # Rover M1's (which names the ArmX2 it carries) is not its answer
+    history = [Turn("Tell me about the ArmX2.", "…", "Tell me about the ArmX2.")]
+    a = pipe.ask("What is its battery capacity?", history, record=False)
+    assert a.refused and "ArmX2" in a.refusal_reason and "1.9 kWh" not in a.text
 
 
 @pytest.fixture(scope="module")
