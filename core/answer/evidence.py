@@ -193,19 +193,28 @@ def _parsed(e: LedgerEntry) -> list[Unit]:
 
 def _identities(entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]) -> dict[str, set[str]]:
     """What each source says it is besides its title: the names its preamble (the items under the
-    title alone) gives as a field's whole value ("Incident ID: INC-2024-0193", "Model: ArmX2"), so a
-    postmortem titled by the arm it is about is also about the incident. A name inside a longer
-    value ("250 W at 48 V (for an ArmX2)") is a mention, not what the document is."""
+    title alone) gives as an identifying field's whole value ("Incident ID: INC-2024-0193", "Model:
+    ArmX2"), so a postmortem titled by the arm it is about is also about the incident. A name inside
+    a longer value ("250 W at 48 V (for an ArmX2)") is a mention, not what the document is."""
     out: dict[str, set[str]] = {e.source: set() for e in entries}
     for n, units in parsed_of.items():
         out[entries[n].source] |= set().union(*(_identity(u) for u in units))
     return out
 
 
+# a field whose key says it identifies the document ("Incident ID", "Model", "Part number"), not one
+# that relates it to something else ("Compatible with: ArmX2", "Replaces: ArmX1")
+_IDENTIFYING = frozenset(
+    "id identifier number no code name model sku reference ref product document incident ticket case".split()
+)
+
+
 def _identity(u: Unit) -> set[str]:
-    """The names a preamble field gives as its whole value (see _identities); for a question asking
-    what the named thing has, the field is the document's label, as a heading is, and no answer."""
-    value = u.text.split(":", 1)[1] if u.kind == "item" and fact_key(u) else ""
+    """The names a preamble field that identifies its document gives as its whole value (see
+    _identities); for a question asking what the named thing has, the field is the document's
+    label, as a heading is, and no answer."""
+    key = fact_key(u).lower().replace(".", " ").split() if u.kind == "item" else []
+    value = u.text.split(":", 1)[1] if key and key[-1] in _IDENTIFYING else ""
     return entities(value) if len(u.path) <= 1 and 0 < len(value.split()) <= 3 else set()
 
 

@@ -709,6 +709,13 @@ def test_a_document_is_about_what_its_preamble_names_as_a_fields_value(scorer: S
     # a field naming the incident asked about is still an answer when the question names the drone
     assert "INC-2031-0042" in ask("What is the incident ID of the Kestrel K7 gimbal postmortem?", "factual", scorer,
                                   evidence)  # fmt: skip
+    # a field relating the document to another thing does not make it about that thing
+    related = POSTMORTEM.replace("- Incident ID: INC-2031-0042", "- Compatible with: INC-2031-0042")
+    d = extractive_answer(
+        "What is the root cause of INC-2031-0042?", [entry("eng/postmortem.md", related, 0.7)], scorer, REFUSAL,
+        0.25, counts=counts,
+    )  # fmt: skip
+    assert d.refused or "I2C" not in d.text.split("\n")[0]
     # a name inside a longer value is a mention: the document is not about what it mentions
     mention = POSTMORTEM.replace(
         "- Incident ID: INC-2031-0042", "- Spare used: borrowed from a Kestrel K5 kit"
