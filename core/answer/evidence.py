@@ -4,6 +4,7 @@ entities it is about when the question names one)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -198,14 +199,16 @@ def _identities(entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]
     a longer value ("250 W at 48 V (for an ArmX2)") is a mention, not what the document is."""
     out: dict[str, set[str]] = {e.source: set() for e in entries}
     for n, units in parsed_of.items():
-        out[entries[n].source] |= set().union(*(_identity(u) for u in units))
+        if entries[n].chunk_index == 0:  # the preamble: the items the first chunk opens with
+            lead = itertools.takewhile(lambda u: u.kind == "item" and len(u.path) <= 1, units)
+            out[entries[n].source] |= set().union(*(_identity(u) for u in lead))
     return out
 
 
-# a field whose key says it identifies the document ("Incident ID", "Model", "Part number"), not one
-# that relates it to something else ("Compatible with: ArmX2", "Replaces: ArmX1")
+# a field whose key's every word says it identifies the document ("Incident ID", "Model No.", "Part
+# number"), not one that relates it to something else ("Compatible model: ArmX2", "Replaces: ArmX1")
 _IDENTIFYING = frozenset(
-    "id identifier number no code name model sku reference ref product document incident ticket case".split()
+    "id identifier number no code name model sku reference ref part serial document incident ticket case".split()
 )
 
 
@@ -214,7 +217,7 @@ def _identity(u: Unit) -> set[str]:
     _identities); for a question asking what the named thing has, the field is the document's
     label, as a heading is, and no answer."""
     key = fact_key(u).lower().replace(".", " ").split() if u.kind == "item" else []
-    value = u.text.split(":", 1)[1] if key and key[-1] in _IDENTIFYING else ""
+    value = u.text.split(":", 1)[1] if key and _IDENTIFYING.issuperset(key) else ""
     return entities(value) if len(u.path) <= 1 and 0 < len(value.split()) <= 3 else set()
 
 

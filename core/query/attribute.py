@@ -61,7 +61,7 @@ _WORD = re.compile(r"\S+")
 # a question's first word is capitalised anyway: one of these opens it, no name does
 _OPENERS = frozenset(
     "what which who whom whose when where why how is are was were do does did can could will would should "
-    "has have compare tell list show give explain describe please".split()
+    "has have compare tell list show give explain describe please and but also so then or".split()
 )
 _EDGE = re.compile(r"^[^\w\u00a7]+|(?:['\u2019]s)?[^\w\u00a7]*$")  # quotes, punctuation, a possessive
 

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 
 from core.errors import BackendError
-from core.query.attribute import names
-from core.text import TERM, content_words, key_terms
+from core.query.attribute import asks_attribute, names
+from core.text import TERM, key_terms
 from core.types import Turn
 
 log = logging.getLogger(__name__)
@@ -26,32 +26,57 @@ def is_follow_up(question: str) -> bool:
     return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 3
 
 
-# what a follow-up that only names another thing says besides the name ("And the ArmX2?")
-_ELLIPSIS_WORDS = frozenset("and but also so then what how about for the a an".split())
-_IT = re.compile(r"\b(its|it)\b", re.I)
+# what a follow-up that only names another thing says besides the name ("And the ArmX2 too?")
+_ELLIPSIS_WORDS = frozenset("and but also so then or what how about for the a an too".split())
+# what a question about the thing itself says besides its name ("Tell me about the ArmX2.")
+_ABOUT_WORDS = frozenset(
+    "tell me more about describe explain what is are the a an overview of give show please".split()
+)
+_IT = re.compile(r"\b([Ii]ts?)\b(?!['\u2019])")  # not "it's" (it is), not "IT"
+# an "it" that stands for no thing: "Is it possible to …", "How long does it take?"
+_IMPERSONAL = re.compile(
+    r"\b[Ii]t\s+(?:\w+\s+)?(?:possible|ok|okay|safe|worth|necessary|true|required|allowed|recommended|"
+    r"normal|better|take|takes|took|matter|depend|depends)\b"
+)
+_WORDS = re.compile(r"[\w-]+")
 
 
 def resolve_offline(question: str, turns: Sequence[Turn]) -> str:
     """The follow-up as a standalone question in the user's own words, when the previous question
-    named exactly one thing (and did not ask which thing): "What is its battery capacity?" after
-    "Tell me about the ArmX2." → "What is the ArmX2's battery capacity?"; "And the ArmX2?" after
-    "What is the payload of the ArmX3?" → "What is the payload of the ArmX2?". "" when the question
-    cannot be resolved so (another pronoun, several names, a question naming things of its own)."""
+    named exactly one thing: "its" after a question asking a value of that thing or about it
+    ("What is its weight?" after "What is the IP rating of the Gripper G5?" → "What is the Gripper
+    G5's weight?"), a bare "it" only after a question about the thing itself ("How much does it
+    weigh?" after "Tell me about the ArmX2."; after "What is the warranty on the ArmX2?" "it" may be
+    the warranty), and a follow-up saying nothing but another name asks the previous question of it
+    ("And the ArmX2?" after "What is the payload of the ArmX3?"). "" when it cannot be resolved so
+    (the previous key terms are added instead)."""
     if not turns or not is_follow_up(question):
         return ""
     prev = turns[-1].query or turns[-1].question
     before = names(prev)
-    if len(before) != 1 or prev.lstrip().lower().startswith("which") or "(" in prev:
+    if len(set(before)) != 1 or "(" in prev:
         return ""
     now = names(question)
-    if not now:
-        pronoun = _IT.search(question)
-        if not pronoun:
-            return ""
-        name = f"the {before[0]}" + ("'s" if pronoun.group().lower() == "its" else "")
-        return question[: pronoun.start()] + name + question[pronoun.end() :]
-    rest = content_words(question) - content_words(" ".join(now)) - _ELLIPSIS_WORDS
-    return prev.replace(before[0], now[0], 1) if len(now) == 1 and not rest else ""
+    if now:
+        rest = _words(question) - _words(now[0]) - _ELLIPSIS_WORDS
+        return prev.replace(before[0], now[0]) if len(now) == 1 and not rest else ""
+    pronouns = _IT.findall(question)
+    itself = not (_words(prev) - _words(before[0]) - _ABOUT_WORDS)
+    possessive = pronouns == ["its"] or pronouns == ["Its"]
+    if (
+        len(pronouns) != 1
+        or _IMPERSONAL.search(question)
+        or not (itself or (possessive and asks_attribute(prev)))
+    ):
+        return ""
+    pronoun = _IT.search(question)
+    assert pronoun is not None
+    name = ("The " if pronoun.group()[0] == "I" else "the ") + before[0] + ("'s" if possessive else "")
+    return question[: pronoun.start()] + name + question[pronoun.end() :]
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORDS.findall(text)}
 
 
 def rewrite_offline(question: str, turns: Sequence[Turn]) -> str:

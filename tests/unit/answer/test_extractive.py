@@ -695,11 +695,15 @@ than the gimbal watchdog allowed, so the watchdog reset the gimbal mid-flight.
 """
 
 
+def first_chunk(text: str) -> LedgerEntry:
+    return LedgerEntry(**{**vars(entry("eng/postmortem.md", text, 0.7)), "chunk_index": 0})
+
+
 def test_a_document_is_about_what_its_preamble_names_as_a_fields_value(scorer: SentenceScorer) -> None:
     """The postmortem's title names the K7, its "Incident ID" field the incident: a question asking
     what the incident has reads the document as about it (not as the K7's, another named thing), and
     the field is the document's label, not the answer."""
-    evidence = [entry("eng/postmortem.md", POSTMORTEM, 0.7)]
+    evidence = [first_chunk(POSTMORTEM)]
     counts = (40, {"root": 1, "cause": 2, "inc": 1})
     d = extractive_answer(
         "What is the root cause of INC-2031-0042?", evidence, scorer, REFUSAL, 0.25, counts=counts
@@ -709,10 +713,21 @@ def test_a_document_is_about_what_its_preamble_names_as_a_fields_value(scorer: S
     # a field naming the incident asked about is still an answer when the question names the drone
     assert "INC-2031-0042" in ask("What is the incident ID of the Kestrel K7 gimbal postmortem?", "factual", scorer,
                                   evidence)  # fmt: skip
-    # a field relating the document to another thing does not make it about that thing
-    related = POSTMORTEM.replace("- Incident ID: INC-2031-0042", "- Compatible with: INC-2031-0042")
+    # a field relating the document to another thing does not make it about that thing, nor does an
+    # identifying field that is no preamble (after the first sentence, or in a later chunk)
+    late = POSTMORTEM.replace("## Summary\n\n", "")
+    late = late.replace("- Incident ID: INC-2031-0042\n", "").replace(
+        "in flight.\n", "in flight.\n\n- Incident ID: INC-2031-0042\n"
+    )
+    later = LedgerEntry(**{**vars(first_chunk(POSTMORTEM)), "chunk_index": 1})
+    for evidence in ([first_chunk(late)], [later]):
+        d = extractive_answer(
+            "What is the root cause of INC-2031-0042?", evidence, scorer, REFUSAL, 0.25, counts=counts
+        )
+        assert d.refused or "I2C" not in d.text.split("\n")[0]
+    related = POSTMORTEM.replace("- Incident ID: INC-2031-0042", "- Compatible model: INC-2031-0042")
     d = extractive_answer(
-        "What is the root cause of INC-2031-0042?", [entry("eng/postmortem.md", related, 0.7)], scorer, REFUSAL,
+        "What is the root cause of INC-2031-0042?", [first_chunk(related)], scorer, REFUSAL,
         0.25, counts=counts,
     )  # fmt: skip
     assert d.refused or "I2C" not in d.text.split("\n")[0]
@@ -720,6 +735,6 @@ def test_a_document_is_about_what_its_preamble_names_as_a_fields_value(scorer: S
     mention = POSTMORTEM.replace(
         "- Incident ID: INC-2031-0042", "- Spare used: borrowed from a Kestrel K5 kit"
     )
-    d = extractive_answer("What is the root cause of the Kestrel K5 gimbal fault?", [entry("eng/postmortem.md", mention, 0.7)],
+    d = extractive_answer("What is the root cause of the Kestrel K5 gimbal fault?", [first_chunk(mention)],
                           scorer, REFUSAL, 0.25, counts=counts)  # fmt: skip
     assert "I2C" not in d.text

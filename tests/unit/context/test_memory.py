@@ -38,16 +38,31 @@ def test_offline_rewrite_carries_entities() -> None:
 def test_offline_resolution_puts_the_previous_questions_one_name_in_place() -> None:
     about = [Turn("Tell me about the ArmX2.", "…")]
     assert resolve_offline("What is its battery capacity?", about) == "What is the ArmX2's battery capacity?"
+    assert resolve_offline("How much does it weigh?", about) == "How much does the ArmX2 weigh?"
+    assert resolve_offline("It weighs how much?", about) == "The ArmX2 weighs how much?"
+    # "its" after a question asking a value of the thing: the thing's
     g5 = [Turn("What is the IP rating of the Gripper G5?", "IP54.")]
-    assert resolve_offline("How much does it weigh?", g5) == "How much does the Gripper G5 weigh?"
+    assert resolve_offline("What is its weight?", g5) == "What is the Gripper G5's weight?"
     # a follow-up naming only another thing asks the previous question of it
     x3 = [Turn("What is the payload of the ArmX3?", "12 kg.")]
     assert resolve_offline("And the ArmX2?", x3) == "What is the payload of the ArmX2?"
-    assert resolve_offline("What about the Rover M1?", x3) == "What is the payload of the Rover M1?"
-    # not resolved (the key terms are added instead): a "which" question's name is no subject, two
-    # names are ambiguous, a follow-up saying more than a name, a question that is no follow-up
+    assert resolve_offline("What about the Rover M1 too?", x3) == "What is the payload of the Rover M1?"
+    e104 = [Turn("What does error E-104 mean?", "Joint overcurrent.")]
+    assert resolve_offline("And E-211?", e104) == "What does error E-211 mean?"
+    # not resolved (the key terms are added instead): a bare "it" after a question about something
+    # of the thing (the warranty, not the arm), an impersonal "it", "it's", the acronym "IT", "its"
+    # after a question relating the thing to another ("What gripper fits …"), a "which" question's
+    # name, two names, a follow-up saying more than a name, a question that is no follow-up
+    warranty = [Turn("What is the warranty on the ArmX2?", "24 months.")]
+    assert resolve_offline("How long is it?", warranty) == ""
+    assert resolve_offline("Is it possible to return an arm?", about) == ""
+    assert resolve_offline("How long does it take?", about) == ""
+    assert resolve_offline("It's heavy, right?", about) == ""
+    assert resolve_offline("Does IT need to approve the purchase?", about) == ""
+    assert resolve_offline("What is its weight?", [Turn("What gripper fits the ArmX3?", "The G5.")]) == ""
     assert resolve_offline("What is its reach?", [Turn("Which arm has an IP66 rating?", "ArmX3.")]) == ""
     assert resolve_offline("How much does it weigh?", [Turn("Compare the ArmX2 and the ArmX3.", "…")]) == ""
+    assert resolve_offline("And with the Gripper G5?", x3) == ""
     assert resolve_offline("And the ArmX2's reach?", x3) == ""
     assert resolve_offline("What is the reach of the ArmX2?", x3) == ""
     assert resolve_offline("How much does it cost?", []) == ""
