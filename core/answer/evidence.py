@@ -82,7 +82,7 @@ def score_units(
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
     starts = _starts(entries, parsed_of)
-    known = _identities(entries, parsed_of)
+    known, labels = _identities(entries, parsed_of)
     for n, e in enumerate(entries):
         if n not in parsed_of:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
@@ -90,7 +90,7 @@ def score_units(
         before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
         parsed = [*before, *parsed_of[n]]
         for i, u in enumerate(parsed[len(before) :], len(before)):
-            if not _usable(u) or (own and matches(wanted, _identity(u))):  # its label, no answer
+            if not _usable(u) or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
@@ -192,17 +192,25 @@ def _parsed(e: LedgerEntry) -> list[Unit]:
     return parse(e.injected_text, base, levels)
 
 
-def _identities(entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]) -> dict[str, set[str]]:
-    """What each source says it is besides its title: the names its preamble (the items under the
-    title alone) gives as an identifying field's whole value ("Incident ID: INC-2024-0193", "Model:
-    ArmX2"), so a postmortem titled by the arm it is about is also about the incident. A name inside
-    a longer value ("250 W at 48 V (for an ArmX2)") is a mention, not what the document is."""
-    out: dict[str, set[str]] = {e.source: set() for e in entries}
+def _identities(
+    entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]
+) -> tuple[dict[str, set[str]], dict[tuple[int, int], set[str]]]:
+    """What each source says it is besides its title, and the fields that say it (entry, position →
+    names): the names its preamble (the items its first chunk opens with, under the title alone)
+    gives as an identifying field's whole value ("Incident ID: INC-2024-0193", "Model: ArmX2"), so a
+    postmortem titled by the arm it is about is also about the incident. For a question asking what
+    that thing has, such a field is the document's label, as a heading is, and no answer. A name
+    inside a longer value ("250 W at 48 V (for an ArmX2)") is a mention, not what the document is."""
+    known: dict[str, set[str]] = {e.source: set() for e in entries}
+    labels: dict[tuple[int, int], set[str]] = {}
     for n, units in parsed_of.items():
-        if entries[n].chunk_index == 0:  # the preamble: the items the first chunk opens with
-            lead = itertools.takewhile(lambda u: u.kind == "item" and len(u.path) <= 1, units)
-            out[entries[n].source] |= set().union(*(_identity(u) for u in lead))
-    return out
+        if entries[n].chunk_index != 0:
+            continue
+        for u in itertools.takewhile(lambda u: u.kind == "item" and len(u.path) <= 1, units):
+            if found := _identity(u):
+                labels[n, u.position] = found
+                known[entries[n].source] |= found
+    return known, labels
 
 
 # a field whose key's every word says it identifies the document ("Incident ID", "Model No.", "Part
@@ -213,12 +221,10 @@ _IDENTIFYING = frozenset(
 
 
 def _identity(u: Unit) -> set[str]:
-    """The names a preamble field that identifies its document gives as its whole value (see
-    _identities); for a question asking what the named thing has, the field is the document's
-    label, as a heading is, and no answer."""
-    key = fact_key(u).lower().replace(".", " ").split() if u.kind == "item" else []
+    """The names a field gives as its whole value (≤ 3 words) when its key identifies."""
+    key = fact_key(u).lower().replace(".", " ").split()
     value = u.text.split(":", 1)[1] if key and _IDENTIFYING.issuperset(key) else ""
-    return entities(value) if len(u.path) <= 1 and 0 < len(value.split()) <= 3 else set()
+    return entities(value) if 0 < len(value.split()) <= 3 else set()
 
 
 def _starts(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from core.errors import BackendError
 from core.query.attribute import asks_attribute, names
-from core.text import TERM, key_terms
+from core.text import TERM, key_terms, words
 from core.types import Turn
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,6 @@ _IMPERSONAL = re.compile(
     r"\b[Ii]t\s+(?:\w+\s+)?(?:possible|ok|okay|safe|worth|necessary|true|required|allowed|recommended|"
     r"normal|better|take|takes|took|matter|depend|depends)\b"
 )
-_WORDS = re.compile(r"[\w-]+")
 
 
 def resolve_offline(question: str, turns: Sequence[Turn]) -> str:
@@ -54,29 +53,24 @@ def resolve_offline(question: str, turns: Sequence[Turn]) -> str:
         return ""
     prev = turns[-1].query or turns[-1].question
     before = names(prev)
-    if len(set(before)) != 1 or "(" in prev:
+    if len(set(before)) != 1 or "(" in prev:  # "(": a query with key terms added, not a question
         return ""
     now = names(question)
     if now:
-        rest = _words(question) - _words(now[0]) - _ELLIPSIS_WORDS
+        rest = set(words(question)) - set(words(now[0])) - _ELLIPSIS_WORDS
         return prev.replace(before[0], now[0]) if len(now) == 1 and not rest else ""
-    pronouns = _IT.findall(question)
-    itself = not (_words(prev) - _words(before[0]) - _ABOUT_WORDS)
-    possessive = pronouns == ["its"] or pronouns == ["Its"]
+    found = list(_IT.finditer(question))
+    itself = not (set(words(prev)) - set(words(before[0])) - _ABOUT_WORDS)
+    possessive = len(found) == 1 and found[0].group().lower() == "its"
     if (
-        len(pronouns) != 1
+        len(found) != 1
         or _IMPERSONAL.search(question)
         or not (itself or (possessive and asks_attribute(prev)))
     ):
         return ""
-    pronoun = _IT.search(question)
-    assert pronoun is not None
-    name = ("The " if pronoun.group()[0] == "I" else "the ") + before[0] + ("'s" if possessive else "")
-    return question[: pronoun.start()] + name + question[pronoun.end() :]
-
-
-def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORDS.findall(text)}
+    it = found[0]
+    name = ("The " if it.group()[0] == "I" else "the ") + before[0] + ("'s" if possessive else "")
+    return question[: it.start()] + name + question[it.end() :]
 
 
 def rewrite_offline(question: str, turns: Sequence[Turn]) -> str:
