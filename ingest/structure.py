@@ -258,6 +258,7 @@ def plain_text(text: str) -> tuple[str, str]:
     para: list[str] = []
     items: list[str] = []
     first = ""
+    caps_at = -2  # the line a capitalised heading was read from
 
     def flush() -> None:
         nonlocal para, items
@@ -282,8 +283,14 @@ def plain_text(text: str) -> tuple[str, str]:
         ):
             flush()
             level = 1 if nxt.strip().startswith("=") else 2
-            blocks.append("#" * level + " " + stripped)
-            first = first or stripped
+            if caps_at == i - 1:
+                # a title block underlined as a whole ("PRODUCT NAME" / "Vendor -- data sheet, rev. 2"
+                # / "====="): its first line is the heading, the lines under it are its subtitle
+                blocks[-1] = "#" * level + blocks[-1].lstrip("#")
+                blocks.append(stripped)
+            else:
+                blocks.append("#" * level + " " + stripped)
+                first = first or stripped
             i += 2
             continue
         if not stripped:
@@ -297,6 +304,7 @@ def plain_text(text: str) -> tuple[str, str]:
             flush()
             blocks.append("## " + stripped)
             first = first or stripped
+            caps_at = i
         elif m := _LEADER.match(line):
             if para:
                 blocks.append("\n".join(para))

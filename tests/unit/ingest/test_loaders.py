@@ -49,6 +49,31 @@ def test_txt_numbered_bulleted_and_lettered_lines_are_list_items(tmp_path: Path)
     assert "A product may be returned within 30 days, provided that:" in lines
 
 
+def test_txt_title_block_underlined_as_a_whole_keeps_the_product_in_every_heading_path(
+    tmp_path: Path,
+) -> None:
+    # a data sheet's title and subtitle underlined together: the subtitle (vendor, sheet number)
+    # is not a heading above the sections, or their heading paths would lose the product's name
+    f = tmp_path / "sheet.txt"
+    f.write_text(
+        "KESTREL K2 DRONE\nAcme Devices -- Data Sheet DS-K2, rev. 3\n=========================\n\n"
+        "OVERVIEW\n\nThe Kestrel K2 is a small drone.\n\nTECHNICAL DATA\n\nWeight ........ 0.9 kg\n",
+        encoding="utf-8",
+    )
+    doc = _load(f)
+    assert doc.title == "KESTREL K2 DRONE"
+    assert doc.sections[0].text.split("\n\n")[:4] == [
+        "# KESTREL K2 DRONE",
+        "Acme Devices -- Data Sheet DS-K2, rev. 3",
+        "## OVERVIEW",
+        "The Kestrel K2 is a small drone.",
+    ]
+    assert "## TECHNICAL DATA\n\n- Weight: 0.9 kg" in doc.sections[0].text
+    # a lone underlined line is still a heading
+    f.write_text("Kestrel K2\n==========\n\nBody.\n", encoding="utf-8")
+    assert _load(f).sections[0].text == "# Kestrel K2\n\nBody."
+
+
 def test_markdown_front_matter(tmp_path: Path) -> None:
     f = tmp_path / "guide.md"
     f.write_text(
