@@ -13,6 +13,7 @@ import numpy as np
 
 from core.embed import Embedder
 from core.query.answer_type import AnswerType, expected_type, stating
+from core.query.measure import measured
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
 
@@ -145,8 +146,9 @@ class SentenceScorer:
     ) -> np.ndarray:
         """Share of the question's content words (by stem) in each sentence, read with the words
         of context (e.g. the heading a list item stands under); a word asking for an attribute
-        also counts as met by the attribute's word (core.text.ATTRIBUTE_OF: "cost" by "price");
-        stems: the sentences' stems when they are known."""
+        also counts as met by the attribute's word (core.text.ATTRIBUTE_OF: "cost" by "price"), a
+        word asking for a measure by a value stated in it (core/query/measure.py: "wattage" by
+        "1700 W"); stems: the sentences' stems when they are known."""
         _, q, alternatives, acronyms = self._question(question)
         if not q:
             return np.zeros(len(sentences), dtype=np.float32)
@@ -156,4 +158,7 @@ class SentenceScorer:
         if acronyms:  # "EU" asked, "European Union" written
             extra |= spelled_out(acronyms, context)
             stems = [x | spelled_out(acronyms, s) for x, s in zip(stems, sentences, strict=True)]
+        # a word asking for a measure is met by a value stated in it ("wattage" by "1700 W")
+        values = measured(question, sentences)
+        stems = [x | STEMMER.stem_set(v) if v else x for x, v in zip(stems, values, strict=True)]
         return np.array([_met(q, x | extra, alternatives) / len(q) for x in stems], dtype=np.float32)

@@ -16,6 +16,7 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.attribute import asks_attribute
 from core.query.entities import conflicts, entities, matches, question_entities, siblings
+from core.query.measure import measured
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
 from core.text import ATTRIBUTE_OF, content_words
@@ -352,13 +353,18 @@ def same_fact(a: Unit, b: Unit) -> bool:
 
 
 def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
-    """Share of the question's word stems found in each text."""
+    """Share of the question's word stems found in each text (a measure word by a value in it)."""
     q = _stems(question)
     if not q:
         return np.zeros(len(texts), dtype=np.float32)
     acronyms = acronyms_of(question) & q  # "EU" asked, "European Union" written
+    values = measured(question, texts)  # "wattage" met by "1700 W"
     return np.array(
-        [len(q & (_stems(t) | spelled_out(acronyms, t))) / len(q) for t in texts], dtype=np.float32
+        [
+            len(q & (_stems(t) | spelled_out(acronyms, t) | {w[:5] for w in v})) / len(q)
+            for t, v in zip(texts, values, strict=True)
+        ],
+        dtype=np.float32,
     )
 
 

@@ -1,0 +1,112 @@
+"""The measure a question's words ask for, and whether a text states a value in it.
+
+"What's the wattage of …" asks for a power, which a text states as "1700 W"; "How heavy …" for a
+weight ("11.2 kg"), "How loud …" for a sound level ("52 dB"), "How often …" for a repetition
+("every 90 days"), "How long does it take …" for a duration or a length. A question word that asks
+for a measure is met by a value in that measure's units, as it would be by its own word: "Power:
+1700 W" answers the wattage without the word (core/scoring.py, core/answer/evidence.py). The
+words and units are plain English and SI/imperial units, no corpus's vocabulary; a word that asks
+for no measure gets none, and a measure no text states changes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from core.text import ATTRIBUTE_OF
+
+# a number, then its unit (not a letter or digit straight after: "12 kg", "2.4-inch", "1,700W")
+_NUM = r"(?<![\w.])\d[\d,.]*\s*-?\s*"
+_END = r"(?![\w/²³])"
+
+
+def _units(alternatives: str) -> str:
+    return rf"{_NUM}(?:{alternatives}){_END}"
+
+
+_MEASURE = {
+    "weight": _units(r"kg|g|mg|t|tonnes?|tons?|kgs|kilo(?:gram)?s?|grams?|lbs?|pounds?|oz|ounces?"),
+    "power": _units(r"[kmM]?W|watts?|kilowatts?|hp|horsepower"),
+    "energy": _units(r"m?Ah|[kM]?Wh|kJ|J|joules?|kcal|calories"),
+    "sound": _units(r"dB\(?A?\)?|decibels?"),
+    "duration": _units(
+        r"s|secs?|seconds?|ms|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?"
+    ),
+    "length": _units(
+        r"[nµμmck]?m|inch(?:es)?|\"|ft|feet|foot|yards?|yd|mi|miles?|(?:kilo|centi|milli)?met(?:re|er)s?"
+    ),
+    "area": _units(r"[mck]?m²|sq\.?\s?(?:m|ft|feet)|square (?:met(?:re|er)s?|feet)|acres?|hectares?|ha"),
+    "volume": _units(r"[mcd]?[lL]|litres?|liters?|gal|gallons?|fl\.?\s?oz|cups?|m³"),
+    "money": r"(?:[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)\d|\d[\d,.]*\s*(?:USD|EUR|GBP|dollars?|euros?|cents?)\b",
+    "speed": _units(r"m/s|km/h|kmh|kph|mph|knots?|rpm|[kMG]?bps|[kMG]bit/s|[KMG]B/s"),
+    "temperature": r"\d\s*°\s*[CF]?|\d\s*(?:degrees?|deg)\b",
+    "pressure": _units(r"k?Pa|m?bar|psi|atm"),
+    "frequency": _units(r"[kMG]?Hz"),
+    "voltage": _units(r"[km]?V|volts?"),
+    "current": _units(r"m?A|amps?|amperes?"),
+    "data": _units(r"[KMGT]i?B|[kMGT]b|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?"),
+    "brightness": _units(r"lm|lumens?|nits?|lux|cd/m²"),
+    "resolution": _units(r"MP|megapixels?|px|pixels|p|K"),
+    "share": r"\d\s*%|\d\s*(?:percent|per cent)\b",
+    "tolerance": r"±|\+/-|\+-",
+    "repetition": r"\bevery\b|\b(?:once|twice|\d+ times) (?:a|an|per|every)\b|\bper (?:day|week|month|year|hour|use)\b"
+    r"|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b",
+}
+# a question word → the measures a value answering it is stated in
+_ASKS: dict[str, tuple[str, ...]] = {}
+for _measure, _words in {
+    "weight": "heavy heavier heaviest lighter lightest weigh weighs weight weights mass payload",
+    "power": "wattage watt watts power powerful consumption consume consumes draw draws horsepower",
+    "energy": "capacity energy",
+    "sound": "loud louder loudest loudness noise noisy quiet quieter decibel decibels",
+    "duration": "duration runtime lifetime time take takes long longer wait seconds minutes hours days "
+    "weeks months years",
+    "length": "tall taller tallest height high higher wide wider width deep deeper depth long longer "
+    "length thick thickness diameter far distance range reach clearance room dimensions size big bigger "
+    "biggest large larger largest small smaller smallest",
+    "area": "area coverage cover covers size big bigger large larger",
+    "volume": "tank capacity volume hold holds litres liters size big bigger large larger",
+    "money": "cost costs price priced pricier cheaper cheapest expensive fee fees pay msrp",
+    "speed": "fast faster fastest speed speeds throughput bandwidth",
+    "temperature": "temperature temperatures hot hotter cold colder warm warmer",
+    "pressure": "pressure suction",
+    "frequency": "frequency",
+    "voltage": "voltage volts",
+    "current": "amps amperage",
+    "resolution": "resolution megapixels megapixel pixels",
+    "data": "storage memory ram",
+    "brightness": "bright brighter brightness lumens",
+    "share": "percent percentage efficiency humidity",
+    "tolerance": "precise precision accurate accuracy tolerance repeatability",
+    "repetition": "often frequently",
+}.items():
+    for _w in _words.split():
+        _ASKS[_w] = (*_ASKS.get(_w, ()), _measure)
+_WORD = re.compile(r"[a-z]+")
+
+
+@functools.lru_cache(maxsize=512)
+def asked_measures(question: str) -> dict[str, re.Pattern[str]]:
+    """Each word of the question that asks for a measure → a pattern of the values stated in it."""
+    found = {w: _ASKS[w] for w in _WORD.findall(question.lower()) if w in _ASKS}
+    return {w: re.compile("|".join(_MEASURE[m] for m in measures)) for w, measures in found.items()}
+
+
+def measured(question: str, texts: Sequence[str]) -> list[frozenset[str]]:
+    """For each text, the question's measure words it states a value for ("wattage" in "Power:
+    1700 W"). A word some text writes, itself or by its attribute's name ("weigh" or "heavy" by
+    "Vehicle weight"), is met by that word only, so "Payload: 300 kg" does not meet it beside
+    "Vehicle weight: 118 kg". All empty when no word of the question asks for a measure."""
+    asked = asked_measures(question)
+    if asked:
+        written = {w for t in texts for w in _WORD.findall(t.lower())}
+        asked = {
+            w: p
+            for w, p in asked.items()
+            if not any(x.startswith((w[:5], ATTRIBUTE_OF.get(w, w)[:5])) for x in written)
+        }
+    if not asked:
+        return [frozenset()] * len(texts)
+    return [frozenset(w for w, p in asked.items() if p.search(t)) for t in texts]

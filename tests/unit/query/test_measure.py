@@ -1,0 +1,55 @@
+"""The measure a question's words ask for, met by a value stated in it."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answer.extractive import extractive_answer
+from core.query.measure import asked_measures, measured
+from core.scoring import SentenceScorer
+from tests.unit.answer.test_extractive import REFUSAL, entry
+
+
+@pytest.fixture(scope="module")
+def scorer(resources) -> SentenceScorer:  # noqa: ANN001
+    return SentenceScorer(resources.embedder)
+
+
+def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
+    cases = {
+        "What's the wattage of the K7?": ("Power: 1700 W, 220-240 V", "Weight: 11.2 kg"),
+        "How heavy is the K7?": ("Takeoff mass: 0.9 kg", "Power: 1700 W"),
+        "How loud is the K7 on its highest setting?": ("Noise: 52 dB(A)", "Fan speeds: 1, 2, 3"),
+        "How often do I swap the K7's filter?": ("Replace it every 90 days.", "Install it before first use."),
+        "How much does the K7 cost?": ("Launch offer: USD 599", "Battery: 2,600 mAh"),
+        "How big is the K7's screen?": ("Display: 2.4-inch LCD", "Display: backlit LCD"),
+        "How precise is the K7's thermometer?": ("Accuracy: ±0.5 °C", "Sensor: digital"),
+        "How long does the K7 take to charge?": ("Charging time: 4 hours", "Charger: 65 W"),
+    }
+    for question, (stating, other) in cases.items():
+        got = measured(question, [stating, other])
+        assert got[0] and not got[1], (question, got)
+    # the units stand after a number: "5 in the box" is no length, "K7" no weight
+    assert measured("How big is it?", ["There are 5 in the box."]) == [frozenset()]
+    assert asked_measures("What is the K7?") == {} and asked_measures("Who makes the K7?") == {}
+
+
+def test_a_word_the_evidence_writes_is_met_by_that_word_only() -> None:
+    """Beside "Vehicle weight: 118 kg" a payload in kg does not meet "weigh"; "heavy" asks for the
+    weight by another name (core.text.ATTRIBUTE_OF) and is met by its word too."""
+    texts = ["Vehicle weight: 118 kg", "Payload capacity: 300 kg"]
+    assert measured("How much does the M1 weigh?", texts) == [frozenset(), frozenset()]
+    assert measured("How heavy is the M1?", texts) == [frozenset(), frozenset()]
+    assert measured("How heavy is the M1?", texts[1:]) == [frozenset({"heavy"})]
+
+
+def test_the_value_in_the_asked_measure_answers(scorer: SentenceScorer) -> None:
+    """A spec list that never writes "wattage": its power line is the answer, not the overview
+    sentences that only share the product's name (the question's other words)."""
+    sheet = (
+        "# K7 espresso machine\n\nThe K7 is our flagship espresso machine. The K7 connects to the "
+        "app, where you can adjust the brew temperature.\n\n## Technical data\n\n- Weight: 11.2 kg\n"
+        "- Water tank: 2.5 L\n- Power: 1700 W, 220-240 V\n- Cup clearance: 14 cm\n"
+    )
+    d = extractive_answer("What's the wattage of the K7?", [entry("k7.txt", sheet)], scorer, REFUSAL, 0.25)
+    assert not d.refused and d.text.split("\n")[0].startswith("- Power: 1700 W"), d.text
