@@ -208,10 +208,15 @@ def _html_list(el: Any, depth: int) -> list[str]:
 
 
 def _html_table(el: Any) -> list[str]:
-    """One line per row, the first row as the header; a repeated header row is skipped."""
+    """One line per row, the first row as the header; a repeated header row is skipped. A table
+    of fields (every row a <th> key and one <td> value, no header row: a spec sheet) is a list of
+    "- key: value" items, or its first field would be read as every row's column name."""
+    trs = [list(tr.find_all(["th", "td"], recursive=False)) for tr in el.find_all("tr")]
+    trs = [cells for cells in trs if any(_cell(c.get_text(" ")) for c in cells)]
+    if trs and all(len(c) == 2 and [x.name for x in c] == ["th", "td"] for c in trs):
+        return [f"- {_cell(k.get_text(' '))}: {_cell(v.get_text(' '))}" for k, v in trs]
     rows: list[str] = []
-    for tr in el.find_all("tr"):
-        cells = tr.find_all(["th", "td"], recursive=False)
+    for cells in trs:
         line = "| " + " | ".join(_cell(c.get_text(" ")) for c in cells) + " |"
         if not line.strip("| ") or (rows and line == rows[0]):
             continue
@@ -238,6 +243,8 @@ _BULLET = re.compile(r"^\s*[-*•]\s+(\S.*)$")
 _LETTERED = re.compile(r"^\s*(\(?[a-zA-Z]\))\s+(\S.*)$")  # "a) …", "(b) …": an item that keeps its letter
 _SETEXT = re.compile(r"^\s*(=+|-+)\s*$")
 _LEADER = re.compile(r"^\s*(\S.*?)\s*\.{3,}\s*(\S.*)$")  # "Top speed ....... 1.8 m/s"
+# "  Display:        2.4-inch LCD": a field whose value is aligned in a column (two spaces or more)
+_ALIGNED = re.compile(r"^\s*([A-Za-z][^:]{0,48}?):[ \t]{2,}(\S.*)$")
 
 
 def _caps_heading(line: str) -> bool:
@@ -252,7 +259,8 @@ def _caps_heading(line: str) -> bool:
 
 def plain_text(text: str) -> tuple[str, str]:
     """(canonical text, first heading) of plain text: setext and capitalised headings, numbered,
-    bulleted and lettered ("a)", "(b)") lines as list items (continuation lines joined); prose as it is."""
+    bulleted and lettered ("a)", "(b)") lines and fields ("Weight ..... 2 kg", "Weight:    2 kg")
+    as list items (continuation lines joined); prose as it is."""
     lines = text.split("\n")
     blocks: list[str] = []
     para: list[str] = []
@@ -305,7 +313,7 @@ def plain_text(text: str) -> tuple[str, str]:
             blocks.append("## " + stripped)
             first = first or stripped
             caps_at = i
-        elif m := _LEADER.match(line):
+        elif m := _LEADER.match(line) or _ALIGNED.match(line):
             if para:
                 blocks.append("\n".join(para))
                 para = []

@@ -128,6 +128,39 @@ def test_html_strips_script_style_and_keeps_blocks(tmp_path: Path) -> None:
     assert "| Payload | 300 kg |" in paras  # a table row with its cells apart
 
 
+def test_a_table_of_fields_is_a_list_of_fields_and_a_table_with_a_header_stays_a_table(
+    tmp_path: Path,
+) -> None:
+    """A spec table whose every row is a <th> key and a <td> value has no header row: read as one,
+    its first field ("Model number | CL-9") would be every row's column name."""
+    f = tmp_path / "spec.html"
+    f.write_text(
+        "<h2>Specifications</h2><table><tr><th>Model number</th><td>CL-9</td></tr>"
+        "<tr><th>Noise level</th><td>24 dB to 52 dB</td></tr><tr><th> </th><td></td></tr></table>"
+        "<h2>Compared</h2><table><tr><th>Model</th><th>Weight</th></tr>"
+        "<tr><th>K5</th><td>0.9 kg</td></tr></table>",
+        encoding="utf-8",
+    )
+    paras = _load(f).sections[0].text.split("\n\n")
+    assert "- Model number: CL-9\n- Noise level: 24 dB to 52 dB" in paras
+    assert "| Model | Weight |\n| K5 | 0.9 kg |" in paras
+
+
+def test_txt_fields_aligned_in_a_column_are_list_items(tmp_path: Path) -> None:
+    f = tmp_path / "guide.txt"
+    f.write_text(
+        "K7 THERMOSTAT\n\nThe K7 is simple: it has a screen.\n\n"
+        "  Display:        2.4-inch backlit LCD\n  Compatible:     single-stage heat,\n"
+        "                  heat pumps\n  Price:          USD 129\n\nNote: one space is prose.\n",
+        encoding="utf-8",
+    )
+    lines = _load(f).sections[0].text.split("\n")
+    assert "- Display: 2.4-inch backlit LCD" in lines
+    assert "- Compatible: single-stage heat, heat pumps" in lines  # its continuation line joined
+    assert "- Price: USD 129" in lines
+    assert "The K7 is simple: it has a screen." in lines and "Note: one space is prose." in lines
+
+
 def test_pdf_pages_and_title(tmp_path: Path) -> None:
     f = tmp_path / "manual.pdf"
     f.write_bytes(
