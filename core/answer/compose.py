@@ -76,12 +76,14 @@ def units(picked: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
 
 def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, ...]] | None:
     """The steps of the list that best matches the question, numbered and in document order;
-    None when the evidence holds no list of two or more items."""
+    None when the evidence holds no list of two or more items (a bulleted list of fields is none)."""
     lists: dict[tuple[str, tuple[str, ...], bool], list[Scored]] = {}
     for x in usable:
         if x.unit.kind == "item":
             lists.setdefault((x.source, x.unit.path, x.unit.ordinal is not None), []).append(x)
-    candidates = [items for items in lists.values() if len({_key(x) for x in items}) >= 2]
+    candidates = [
+        items for items in lists.values() if len({_key(x) for x in items}) >= 2 and not _fields(items)
+    ]
     if not candidates:
         return None
     best_unit = max(x.score for x in usable)
@@ -119,6 +121,16 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
         if covered(best.unit.path, prose, names=False) > covered(items[0].unit.path, steps, names=False):
             return None  # prose elsewhere is clearly closer and says more of what is asked
     return _steps(items), (items[0].label,)
+
+
+def is_field(unit: Unit) -> bool:
+    """A table row or a bulleted "Key: value" item ("- Weight: 6.4 kg"): a fact, not a step."""
+    return unit.kind == "row" or (unit.kind == "item" and unit.ordinal is None and bool(fact_key(unit)))
+
+
+def _fields(items: Sequence[Scored]) -> bool:
+    """A bulleted list of fields (a spec sheet) states facts, not steps."""
+    return all(is_field(x.unit) for x in items)
 
 
 PASSAGE_WORDS = 110  # an explanation's passage stops growing past this many words

@@ -368,21 +368,29 @@ def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
     )
 
 
+MEASURED_FACT = 0.15
+
+
 def _lookup_bonus(
     units: Sequence[Unit], texts: Sequence[str], question: str, wanted: frozenset[str]
 ) -> np.ndarray:
     """Structured facts answer lookups: a list item or row whose key ("Arm weight" of "Arm weight:
     33 kg", a row's subject and column names) shares the question's word stems gains up to 0.2;
-    a unit that names an asked entity in its own text or row (not only in a heading) gains 0.1."""
+    a fact whose value is in the one measure a question word asks for and no passage writes (core/
+    query/measure.py: "Noise level: 52 dB" for "How loud …") gains MEASURED_FACT; a unit that names an
+    asked entity in its own text or row (not only in a heading) gains 0.1."""
     words = content_words(question)
     q = {w[:5] for w in words | {ATTRIBUTE_OF[w] for w in words if w in ATTRIBUTE_OF}}
     acronyms = acronyms_of(question)
+    values = measured(question, texts, sole=True)
     out = np.zeros(len(units), dtype=np.float32)
     for i, (u, text) in enumerate(zip(units, texts, strict=True)):
         key = " ".join((fact_key(u), *u.header[1:])) if u.kind == "row" else fact_key(u)
         stems = _stems(key)
         if stems and q:
             out[i] += 0.2 * len(stems & q) / len(stems)
+        if key and values[i]:  # "Noise level: 52 dB" for "How loud …": the value says what it is
+            out[i] += MEASURED_FACT
         if key and initials(key) in acronyms:  # "IP rating" asks for "Ingress protection: IP54"
             out[i] += 0.2
         own = entities(text if u.kind != "row" else " ".join(u.cells[:1]))

@@ -98,8 +98,9 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         steps = compose.procedure(usable, ev.question)
         if steps is not None:
             return steps
+        best = max(usable, key=lambda x: x.score)
         run = compose.passage(usable)  # no list answers it: the instructions around the best unit
-        if run and max(usable, key=lambda x: x.score) in run:
+        if run and best in run and not compose.is_field(best.unit):  # a field answers as a fact
             return compose.units(compose.trimmed(run, PROSE_END))
     if ev.query_type == "comparison":
         table = compose.comparison(usable, ev.question, ev.wanted)

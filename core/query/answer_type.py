@@ -1,9 +1,9 @@
 """The kind of value a question asks for, read from its wording, and whether a text states one.
 
-"When was …", "What year …" ask for a time; "How many …", "How long …", "What percentage …" for
-a number; "Who …" for a name. A sentence that states no such value can hold the topic but not the
-answer ("The Broncos won Super Bowl 50." does not say when), so sentence relevance
-(core/scoring.py) gives a small bonus to the sentences that state one. The rules read the
+"When was …", "What year …" ask for a time; "How many …", "How long …", "What percentage …" and a
+word asking for one measure ("How loud …", "the wattage") for a number; "Who …" for a name. A
+sentence that states no such value can hold the topic but not the answer ("The Broncos won Super
+Bowl 50." does not say when), so sentence relevance (core/scoring.py) gives a small bonus to the sentences that state one. The rules read the
 question's wording only, in plain English; a question they do not recognise gets no bonus. Model
 codes and versions ("NC-300", "4.1.0") are names, not values: their digits state no number or year.
 Measured in README (Evaluation: the answer type).
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from core.query.entities import without_entities
+from core.query.measure import asked_measures
 
 AnswerType = Literal["time", "number", "name"]
 
@@ -62,15 +63,22 @@ def expected_type(question: str) -> AnswerType | None:
         return "number"
     if _ASKS_NAME.search(question):
         return "name"
+    if any(n == 1 for _, n in asked_measures(question).values()):
+        return "number"  # "How loud …", "What's the wattage …": a value in a measure (core/query/measure.py)
     return None
 
 
 def stating(kind: AnswerType, texts: Sequence[str], question: str) -> list[bool]:
     """Whether each text states a value of the kind: a year, date, month or century; a digit or a
-    number word outside a model code; a capitalised word past the first that the question lacks."""
+    number word outside a model code, in the measure the question asks for when one of its words
+    asks for one ("How heavy …": "3.8 kg", not "9.6 cm"); a capitalised word past the first that
+    the question lacks."""
     if kind == "name":
         asked = {w.lower() for w in _WORD.findall(question)}
         return [_states_name(t, asked) for t in texts]
+    sole = [p for p, n in asked_measures(question).values() if n == 1] if kind == "number" else []
+    if sole:
+        return [any(p.search(t) for p in sole) for t in texts]
     pattern = _TIME if kind == "time" else _NUMBER
     return [bool(pattern.search(without_entities(t))) for t in texts]
 

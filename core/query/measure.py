@@ -39,9 +39,9 @@ _MEASURE = {
     ),
     "area": _units(r"[mck]?m²|sq\.?\s?(?:m|ft|feet)|square (?:met(?:re|er)s?|feet)|acres?|hectares?|ha"),
     "volume": _units(r"[mcd]?[lL]|litres?|liters?|gal|gallons?|fl\.?\s?oz|cups?|m³"),
-    "money": r"(?:[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)\d|\d[\d,.]*\s*(?:USD|EUR|GBP|dollars?|euros?|cents?)\b",
+    "money": r"(?:[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)\d|\d[\d,.]*\s*(?:USD|EUR|GBP|dollars?|euros?|cents?|pounds?)\b",
     "speed": _units(r"m/s|km/h|kmh|kph|mph|knots?|rpm|[kMG]?bps|[kMG]bit/s|[KMG]B/s"),
-    "temperature": r"\d\s*°\s*[CF]?|\d\s*(?:degrees?|deg)\b",
+    "temperature": r"\d\s*°\s*[CF]?|\d\s*(?:degrees?|deg|K|kelvin)\b",
     "pressure": _units(r"k?Pa|m?bar|psi|atm"),
     "frequency": _units(r"[kMG]?Hz"),
     "voltage": _units(r"[km]?V|volts?"),
@@ -61,8 +61,7 @@ for _measure, _words in {
     "power": "wattage watt watts power powerful consumption consume consumes draw draws horsepower",
     "energy": "capacity energy",
     "sound": "loud louder loudest loudness noise noisy quiet quieter decibel decibels",
-    "duration": "duration runtime lifetime time take takes long longer wait seconds minutes hours days "
-    "weeks months years",
+    "duration": "duration runtime lifetime long longer wait seconds minutes hours days weeks months years",
     "length": "tall taller tallest height high higher wide wider width deep deeper depth long longer "
     "length thick thickness diameter far distance range reach clearance room dimensions size big bigger "
     "biggest large larger largest small smaller smallest",
@@ -87,19 +86,30 @@ for _measure, _words in {
 _WORD = re.compile(r"[a-z]+")
 
 
+# "How long does it take / last / run …": a duration, not a length; the verb asks for it too
+_HOW_LONG_VERB = re.compile(
+    r"\bhow long\b.*?\b(take|takes|took|last|lasts|lasted|run|runs|stay|stays|keep|keeps)\b"
+)
+
+
 @functools.lru_cache(maxsize=512)
-def asked_measures(question: str) -> dict[str, re.Pattern[str]]:
-    """Each word of the question that asks for a measure → a pattern of the values stated in it."""
-    found = {w: _ASKS[w] for w in _WORD.findall(question.lower()) if w in _ASKS}
-    return {w: re.compile("|".join(_MEASURE[m] for m in measures)) for w, measures in found.items()}
+def asked_measures(question: str) -> dict[str, tuple[re.Pattern[str], int]]:
+    """Each word of the question that asks for a measure → a pattern of the values stated in it,
+    and how many measures it may ask for ("long": a duration or a length, 2)."""
+    lowered = question.lower()
+    found = {w: _ASKS[w] for w in _WORD.findall(lowered) if w in _ASKS}
+    if verb := _HOW_LONG_VERB.search(lowered):
+        found |= {"long": ("duration",), verb.group(1): ("duration",)}
+    return {w: (re.compile("|".join(_MEASURE[m] for m in ms)), len(ms)) for w, ms in found.items()}
 
 
-def measured(question: str, texts: Sequence[str]) -> list[frozenset[str]]:
+def measured(question: str, texts: Sequence[str], sole: bool = False) -> list[frozenset[str]]:
     """For each text, the question's measure words it states a value for ("wattage" in "Power:
     1700 W"). A word some text writes, itself or by its attribute's name ("weigh" or "heavy" by
     "Vehicle weight"), is met by that word only, so "Payload: 300 kg" does not meet it beside
-    "Vehicle weight: 118 kg". All empty when no word of the question asks for a measure."""
-    asked = asked_measures(question)
+    "Vehicle weight: 118 kg". sole: only the words that ask for one measure ("wattage", not "long",
+    a duration or a length). All empty when no word of the question asks for a measure."""
+    asked = {w: p for w, (p, n) in asked_measures(question).items() if n == 1 or not sole}
     if asked:
         written = {w for t in texts for w in _WORD.findall(t.lower())}
         asked = {

@@ -738,3 +738,23 @@ def test_a_document_is_about_what_its_preamble_names_as_a_fields_value(scorer: S
     d = extractive_answer("What is the root cause of the Kestrel K5 gimbal fault?", [first_chunk(mention)],
                           scorer, REFUSAL, 0.25, counts=counts)  # fmt: skip
     assert "I2C" not in d.text
+
+
+def test_a_how_to_answered_by_a_field_is_the_field_not_the_spec_list(scorer: SentenceScorer) -> None:
+    """ "What replacement filter does the K7 take?" reads as a how-to; its answer is one field of a
+    spec list, not the list as numbered steps or as a run of fields; a numbered list stays steps."""
+    sheet = (
+        "# K7 air purifier\n\n## Specifications\n\n- Model number: CL-9\n- Room size: up to 45 m²\n"
+        "- Filtration: 3-stage, H13 HEPA\n- Filter life: about 12 months\n- Replacement filter: CB-F9\n"
+        "- Noise level: 24 dB to 52 dB\n\n## Replacing the filter\n\nWhen the indicator turns orange, "
+        "order a replacement filter.\n"
+    )
+    question = "What replacement filter does the K7 take?"
+    d = extractive_answer(question, [entry("k7.md", sheet)], scorer, REFUSAL, 0.25, "procedural")
+    assert not d.refused and d.text.split("\n")[0] == "- Replacement filter: CB-F9 (k7.md).", d.text
+    assert "Model number" not in d.text and "1." not in d.text
+    steps = sheet + "\n## Steps\n\n1. Unplug the K7.\n2. Twist the base off.\n3. Pull the filter out.\n"
+    d = extractive_answer(
+        "How do I replace the filter on the K7?", [entry("k7.md", steps)], scorer, REFUSAL, 0.25, "procedural"
+    )
+    assert "1. Unplug the K7 (k7.md).\n2. Twist the base off" in d.text, d.text

@@ -18,7 +18,10 @@ def test_the_wording_says_what_kind_of_value_is_asked_for() -> None:
         "What percentage of the budget goes to research?": "number",
         "Who wrote 'Divine Rivals'?": "name",
         "The treaty was signed by whom?": "name",
-        "What is the reach of the ArmX2?": None,
+        "What is the controller of the ArmX2?": None,
+        # a word asking for one measure (core/query/measure.py): a value in it
+        "What is the reach of the ArmX2?": "number",
+        "How loud is the K7 on turbo?": "number",
         "Why do the controllers run Linux?": None,
         "How do I export the controller log?": None,
         # the leading question word decides, not a "when" further on

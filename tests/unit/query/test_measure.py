@@ -32,6 +32,9 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
     # the units stand after a number: "5 in the box" is no length, "K7" no weight
     assert measured("How big is it?", ["There are 5 in the box."]) == [frozenset()]
     assert asked_measures("What is the K7?") == {} and asked_measures("Who makes the K7?") == {}
+    # "how long … take" asks for a duration only; "how long is" for a duration or a length
+    assert asked_measures("How long does the K7 take to charge?")["long"][1] == 1
+    assert asked_measures("How long is the K7's cable?")["long"][1] == 2
 
 
 def test_a_word_the_evidence_writes_is_met_by_that_word_only() -> None:
@@ -53,3 +56,17 @@ def test_the_value_in_the_asked_measure_answers(scorer: SentenceScorer) -> None:
     )
     d = extractive_answer("What's the wattage of the K7?", [entry("k7.txt", sheet)], scorer, REFUSAL, 0.25)
     assert not d.refused and d.text.split("\n")[0].startswith("- Power: 1700 W"), d.text
+
+
+def test_a_fact_in_the_asked_measure_outranks_prose_sharing_more_words(scorer: SentenceScorer) -> None:
+    """ "How loud … highest fan setting?": the fan sentences share more of its words, the noise
+    field states the decibels it asks for."""
+    sheet = (
+        "# K7 air purifier\n\nIn Auto mode the K7 raises or lowers its fan speed to match the air. "
+        "Sleep mode runs the fan at its lowest setting.\n\n## Specifications\n\n"
+        "- Fan speeds: Sleep, 1, 2, 3, Turbo\n- Noise level: 24 dB (Sleep) to 52 dB (Turbo)\n"
+        "- Weight: 6.4 kg\n"
+    )
+    question = "How loud does the K7 get on its highest fan setting?"
+    d = extractive_answer(question, [entry("k7.html", sheet)], scorer, REFUSAL, 0.25)
+    assert not d.refused and d.text.split("\n")[0].startswith("- Noise level: 24 dB"), d.text
