@@ -124,8 +124,12 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
 
 
 def is_field(unit: Unit) -> bool:
-    """A table row or a bulleted "Key: value" item ("- Weight: 6.4 kg"): a fact, not a step."""
-    return unit.kind == "row" or (unit.kind == "item" and unit.ordinal is None and bool(fact_key(unit)))
+    """A table row or a bulleted "Key: value" item ("- Weight: 6.4 kg"): a fact, not a step (nor
+    an FAQ's "Can I send only the controller?: Yes, …")."""
+    if unit.kind == "row":
+        return True
+    key = fact_key(unit) if unit.kind == "item" and unit.ordinal is None else ""
+    return bool(key) and "?" not in key and len(key.split()) <= 6
 
 
 def _fields(items: Sequence[Scored]) -> bool:

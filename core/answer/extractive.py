@@ -21,6 +21,7 @@ from core.answer.evidence import Evidence, Scored, same_fact, score_units
 from core.answer.refusal import WordCounts
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
+from core.query.classify import asks_how_to
 from core.query.entities import entities, matches, siblings
 from core.scoring import SentenceScorer
 from core.types import LedgerEntry
@@ -94,13 +95,15 @@ def _only_siblings(ev: Evidence) -> list[str]:
 
 
 def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tuple[str, ...]]:
-    if ev.query_type == "procedural":
+    # a how-to by an action verb alone whose best unit is a field ("What replacement filter does
+    # the K7 take?", a spec row) asks for that fact: answered as factual, not with steps
+    best = max(usable, key=lambda x: x.score)
+    if ev.query_type == "procedural" and (asks_how_to(ev.question) or not compose.is_field(best.unit)):
         steps = compose.procedure(usable, ev.question)
         if steps is not None:
             return steps
-        best = max(usable, key=lambda x: x.score)
         run = compose.passage(usable)  # no list answers it: the instructions around the best unit
-        if run and best in run and not compose.is_field(best.unit):  # a field answers as a fact
+        if run and best in run:
             return compose.units(compose.trimmed(run, PROSE_END))
     if ev.query_type == "comparison":
         table = compose.comparison(usable, ev.question, ev.wanted)

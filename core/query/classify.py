@@ -13,6 +13,21 @@ from core.prompt.templates import QUERY_TYPES
 
 log = logging.getLogger(__name__)
 
+# a question that asks how to do something in so many words (not only through an action verb)
+_HOW_TO = re.compile(
+    r"\b(how (do|can|should|would|to|must) (i|we|you|one)\b|how to\b|steps?\b|procedure"
+    r"|walk me through|guide|instructions?|process for|what do i do|what should i do"
+    r"|in what order|checklist)",
+    re.I,
+)
+
+
+def asks_how_to(question: str) -> bool:
+    """The question asks for steps in so many words ("How do I …", "the procedure for …"), not
+    only through an action verb ("What replacement filter does the K7 take?")."""
+    return bool(_HOW_TO.search(question))
+
+
 # Ordered: the first rule that matches wins. Patterns look at the question's wording only.
 _RULES: list[tuple[str, re.Pattern[str]]] = [
     # a question opening with "why" asks for reasons, also about a difference ("Why does A track
@@ -32,15 +47,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
             re.I,
         ),
     ),
-    (
-        "procedural",
-        re.compile(
-            r"\b(how (do|can|should|would|to|must) (i|we|you|one)\b|how to\b|steps?\b|procedure"
-            r"|walk me through|guide|instructions?|process for|what do i do|what should i do"
-            r"|in what order|checklist)",
-            re.I,
-        ),
-    ),
+    ("procedural", _HOW_TO),
     (
         # an action verb alone makes a how-to only when the question does not ask for a thing
         # ("Which target is needed to calibrate …?" asks for a name, not steps)

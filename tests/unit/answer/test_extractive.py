@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from core.answer import compose
 from core.answer.compose import title_of
 from core.answer.evidence import score_units
 from core.answer.extractive import extractive_answer
 from core.answer.grounding import check
+from core.context.units import parse
 from core.scoring import SentenceScorer
 from core.types import Fate, LedgerEntry
 
@@ -753,8 +755,30 @@ def test_a_how_to_answered_by_a_field_is_the_field_not_the_spec_list(scorer: Sen
     d = extractive_answer(question, [entry("k7.md", sheet)], scorer, REFUSAL, 0.25, "procedural")
     assert not d.refused and d.text.split("\n")[0] == "- Replacement filter: CB-F9 (k7.md).", d.text
     assert "Model number" not in d.text and "1." not in d.text
+    # nor with another numbered list of the document as its steps
+    reasons = (
+        sheet
+        + "\n## Choose the K7 if\n\n1. You want a quiet purifier.\n2. You want a cheap replacement filter.\n"
+    )
+    d = extractive_answer(question, [entry("k7.md", reasons)], scorer, REFUSAL, 0.25, "procedural")
+    assert d.text.split("\n")[0] == "- Replacement filter: CB-F9 (k7.md).", d.text
     steps = sheet + "\n## Steps\n\n1. Unplug the K7.\n2. Twist the base off.\n3. Pull the filter out.\n"
     d = extractive_answer(
         "How do I replace the filter on the K7?", [entry("k7.md", steps)], scorer, REFUSAL, 0.25, "procedural"
     )
     assert "1. Unplug the K7 (k7.md).\n2. Twist the base off" in d.text, d.text
+
+
+def test_a_field_is_a_short_key_and_its_value_in_a_bulleted_list_or_a_row() -> None:
+    text = (
+        "## FAQ\n\n- Can I send only the controller?: Yes, if support says so.\n- Weight: 6.4 kg\n"
+        "- Note that this long explanation of many words here: is prose\n\n1. Power: off\n\n"
+        "| Model | Weight |\n| K5 | 0.9 kg |\n"
+    )
+    assert [compose.is_field(u) for u in parse(text) if u.kind != "heading"] == [
+        False,
+        True,
+        False,
+        False,
+        True,
+    ]
