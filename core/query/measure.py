@@ -91,6 +91,10 @@ _HOW_LONG_VERB = re.compile(
     r"\bhow long\b.*?\b(take|takes|took|last|lasts|lasted|run|runs|stay|stays|keep|keeps)\b"
 )
 
+_HOW_MUCH_IS = re.compile(
+    r"\bhow much (?:is|are|was|were|would|will) (?:a|an|the|one|it|they|this|that|these|those)\b"
+)
+
 
 @functools.lru_cache(maxsize=512)
 def asked_measures(question: str) -> dict[str, tuple[re.Pattern[str], int]]:
@@ -100,6 +104,8 @@ def asked_measures(question: str) -> dict[str, tuple[re.Pattern[str], int]]:
     found = {w: _ASKS[w] for w in _WORD.findall(lowered) if w in _ASKS}
     if verb := _HOW_LONG_VERB.search(lowered):
         found |= {"long": ("duration",), verb.group(1): ("duration",)}
+    if not found and _HOW_MUCH_IS.search(lowered):  # "How much is the H7?": its price
+        found = {"much": ("money",)}
     return {w: (re.compile("|".join(_MEASURE[m] for m in ms)), len(ms)) for w, ms in found.items()}
 
 

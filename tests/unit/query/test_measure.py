@@ -22,6 +22,7 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
         "How loud is the K7 on its highest setting?": ("Noise: 52 dB(A)", "Fan speeds: 1, 2, 3"),
         "How often do I swap the K7's filter?": ("Replace it every 90 days.", "Install it before first use."),
         "How much does the K7 cost?": ("Launch offer: USD 599", "Battery: 2,600 mAh"),
+        "How much is the K7?": ("Price: USD 599", "Battery: 2,600 mAh"),  # its price
         "How big is the K7's screen?": ("Display: 2.4-inch LCD", "Display: backlit LCD"),
         "How precise is the K7's thermometer?": ("Accuracy: ±0.5 °C", "Sensor: digital"),
         "How long does the K7 take to charge?": ("Charging time: 4 hours", "Charger: 65 W"),
@@ -32,6 +33,7 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
     # the units stand after a number: "5 in the box" is no length, "K7" no weight
     assert measured("How big is it?", ["There are 5 in the box."]) == [frozenset()]
     assert asked_measures("What is the K7?") == {} and asked_measures("Who makes the K7?") == {}
+    assert asked_measures("How much time is left?") == {}
     # "how long … take" asks for a duration only; "how long is" for a duration or a length
     assert asked_measures("How long does the K7 take to charge?")["long"][1] == 1
     assert asked_measures("How long is the K7's cable?")["long"][1] == 2
