@@ -111,9 +111,15 @@ def conflicts(
     a named thing of any family the evidence stands under counts too ("Rover M1" for the ArmX2's
     battery), and so does one it names that heads other evidence (subjects: "Batteries in the Rover
     M1 …"), unless around (the entities of every heading above it and of its document's title)
-    names the asked one; a version ("4.2.0") is a release of something, no other thing."""
-    if not wanted or matches(wanted, scope | text):
+    names the asked one; a version ("4.2.0") is a release of something, no other thing. Under a
+    heading naming the asked one and a sibling, a unit that names only the sibling is the
+    sibling's."""
+    if not wanted or matches(wanted, text):
         return set()
+    if matches(wanted, scope):
+        # under a heading shared with a sibling ("Tempo thermostats (T1, T2)"), a unit naming the
+        # sibling and not the asked one is the sibling's ("Tempo T2 -- Settings > System > Reset")
+        return siblings(wanted, text) if siblings(wanted, scope) else set()
     found = siblings(wanted, scope | text)
     if own and not matches(wanted, around):
         found |= {s for s in scope | (text & set(subjects)) if not _VERSION.match(s)}
