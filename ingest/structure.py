@@ -214,7 +214,7 @@ def _html_table(el: Any) -> list[str]:
     trs = [list(tr.find_all(["th", "td"], recursive=False)) for tr in el.find_all("tr")]
     trs = [cells for cells in trs if any(_cell(c.get_text(" ")) for c in cells)]
     if trs and all(len(c) == 2 and [x.name for x in c] == ["th", "td"] for c in trs):
-        return [f"- {_cell(k.get_text(' '))}: {_cell(v.get_text(' '))}" for k, v in trs]
+        return [f"- {_cell(k.get_text(' ')).rstrip(':')}: {_cell(v.get_text(' '))}" for k, v in trs]
     rows: list[str] = []
     for cells in trs:
         line = "| " + " | ".join(_cell(c.get_text(" ")) for c in cells) + " |"
@@ -245,6 +245,7 @@ _SETEXT = re.compile(r"^\s*(=+|-+)\s*$")
 _LEADER = re.compile(r"^\s*(\S.*?)\s*\.{3,}\s*(\S.*)$")  # "Top speed ....... 1.8 m/s"
 # "  Display:        2.4-inch LCD": a field whose value is aligned in a column (two spaces or more)
 _ALIGNED = re.compile(r"^\s*([A-Za-z][^:]{0,48}?):[ \t]{2,}(\S.*)$")
+_FIELD = re.compile(r"^\s*([A-Za-z][\w ()/,.-]{0,40}?):\s+(\S.*)$")  # "Cord length: 0.75 m" among fields
 
 
 def _caps_heading(line: str) -> bool:
@@ -267,14 +268,15 @@ def plain_text(text: str) -> tuple[str, str]:
     items: list[str] = []
     first = ""
     caps_at = -2  # the line a capitalised heading was read from
+    fields = False  # the items so far are fields ("Key ..... value", "Key:    value")
 
     def flush() -> None:
-        nonlocal para, items
+        nonlocal para, items, fields
         if para:
             blocks.append("\n".join(para))
         if items:
             blocks.append("\n".join(items))
-        para, items = [], []
+        para, items, fields = [], [], False
 
     i = 0
     while i < len(lines):
@@ -291,9 +293,9 @@ def plain_text(text: str) -> tuple[str, str]:
         ):
             flush()
             level = 1 if nxt.strip().startswith("=") else 2
-            if caps_at == i - 1:
-                # a title block underlined as a whole ("PRODUCT NAME" / "Vendor -- data sheet, rev. 2"
-                # / "====="): its first line is the heading, the lines under it are its subtitle
+            if caps_at == i - 1 and len(blocks) == 1 and level == 1:
+                # the document's title block underlined as a whole ("PRODUCT NAME" / "Vendor -- data
+                # sheet, rev. 2" / "====="): its first line is the title, the lines under it its subtitle
                 blocks[-1] = "#" * level + blocks[-1].lstrip("#")
                 blocks.append(stripped)
             else:
@@ -317,6 +319,7 @@ def plain_text(text: str) -> tuple[str, str]:
             if para:
                 blocks.append("\n".join(para))
                 para = []
+            fields = fields or not items
             items.append(f"- {m.group(1).strip()}: {m.group(2).strip()}")
         elif m := _NUMBERED.match(line):
             if para:
@@ -333,12 +336,14 @@ def plain_text(text: str) -> tuple[str, str]:
                 blocks.append("\n".join(para))
                 para = []
             items.append(f"- {m.group(1)} {m.group(2).strip()}")
+        elif items and fields and (m := _FIELD.match(line)):
+            items.append(f"- {m.group(1).strip()}: {m.group(2).strip()}")  # the longest key's one space
         elif items and line[:1].isspace():
             items[-1] += " " + stripped  # an item's continuation line
         else:
             if items:
                 blocks.append("\n".join(items))
-                items = []
+                items, fields = [], False
             para.append(line)
         i += 1
     flush()

@@ -123,13 +123,18 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
     return _steps(items), (items[0].label,)
 
 
+_STEP_KEY = re.compile(
+    r"^\s*(?:(?:step|stage|phase)\s*\d+|first|second|third|then|next|finally|last)\b", re.I
+)
+
+
 def is_field(unit: Unit) -> bool:
-    """A table row or a bulleted "Key: value" item ("- Weight: 6.4 kg"): a fact, not a step (nor
-    an FAQ's "Can I send only the controller?: Yes, …")."""
+    """A table row or a bulleted "Key: value" item ("- Weight: 6.4 kg"): a fact, not a step ("- Step
+    1: Unplug …", "- First: …") nor an FAQ's "Can I send only the controller?: Yes, …"."""
     if unit.kind == "row":
         return True
     key = fact_key(unit) if unit.kind == "item" and unit.ordinal is None else ""
-    return bool(key) and "?" not in key and len(key.split()) <= 6
+    return bool(key) and "?" not in key and len(key.split()) <= 6 and not _STEP_KEY.match(key)
 
 
 def _fields(items: Sequence[Scored]) -> bool:

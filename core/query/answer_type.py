@@ -63,22 +63,30 @@ def expected_type(question: str) -> AnswerType | None:
         return "number"
     if _ASKS_NAME.search(question):
         return "name"
-    if any(n == 1 for _, n in asked_measures(question).values()):
+    if set(_WORD.findall(question.lower())[:_MEASURE_LEAD]) & _sole(question):
         return "number"  # "How loud …", "What's the wattage …": a value in a measure (core/query/measure.py)
     return None
 
 
+_MEASURE_LEAD = 6  # a measure word among a question's first words asks for it ("What's the wattage …")
+
+
+def _sole(question: str) -> frozenset[str]:
+    """The question's words that ask for one measure ("wattage", not "long")."""
+    return frozenset(w for w, (_, n) in asked_measures(question).items() if n == 1)
+
+
 def stating(kind: AnswerType, texts: Sequence[str], question: str) -> list[bool]:
     """Whether each text states a value of the kind: a year, date, month or century; a digit or a
-    number word outside a model code, in the measure the question asks for when one of its words
-    asks for one ("How heavy …": "3.8 kg", not "9.6 cm"); a capitalised word past the first that
+    number word outside a model code, in a measure the question asks for when one of its words asks
+    for one ("How heavy …": "3.8 kg", not "9.6 cm"); a capitalised word past the first that
     the question lacks."""
     if kind == "name":
         asked = {w.lower() for w in _WORD.findall(question)}
         return [_states_name(t, asked) for t in texts]
-    sole = [p for p, n in asked_measures(question).values() if n == 1] if kind == "number" else []
-    if sole:
-        return [any(p.search(t) for p in sole) for t in texts]
+    measures = asked_measures(question) if kind == "number" and _sole(question) else {}
+    if measures:  # "How long is the power cord?": a length or a duration as well as a power
+        return [any(p.search(t) for p, _ in measures.values()) for t in texts]
     pattern = _TIME if kind == "time" else _NUMBER
     return [bool(pattern.search(without_entities(t))) for t in texts]
 

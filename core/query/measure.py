@@ -51,31 +51,30 @@ _MEASURE = {
     "resolution": _units(r"MP|megapixels?|px|pixels|p|K"),
     "share": r"\d\s*%|\d\s*(?:percent|per cent)\b",
     "tolerance": r"±|\+/-|\+-",
-    "repetition": r"\bevery\b|\b(?:once|twice|\d+ times) (?:a|an|per|every)\b|\bper (?:day|week|month|year|hour|use)\b"
-    r"|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b",
+    "repetition": r"(?i:\bevery\b|\b(?:once|twice|\d+ times) (?:a|an|per|every)\b|\bper (?:day|week|month|year|hour|use)\b"
+    r"|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b)",
 }
 # a question word → the measures a value answering it is stated in
 _ASKS: dict[str, tuple[str, ...]] = {}
 for _measure, _words in {
-    "weight": "heavy heavier heaviest lighter lightest weigh weighs weight weights mass payload",
-    "power": "wattage watt watts power powerful consumption consume consumes draw draws horsepower",
+    "weight": "heavy heavier lighter weigh weighs weight weights payload",
+    "power": "wattage watt watts power consumption horsepower",
     "energy": "capacity energy",
-    "sound": "loud louder loudest loudness noise noisy quiet quieter decibel decibels",
-    "duration": "duration runtime lifetime long longer wait seconds minutes hours days weeks months years",
-    "length": "tall taller tallest height high higher wide wider width deep deeper depth long longer "
-    "length thick thickness diameter far distance range reach clearance room dimensions size big bigger "
-    "biggest large larger largest small smaller smallest",
-    "area": "area coverage cover covers size big bigger large larger",
-    "volume": "tank capacity volume hold holds litres liters size big bigger large larger",
-    "money": "cost costs price priced pricier cheaper cheapest expensive fee fees pay msrp",
-    "speed": "fast faster fastest speed speeds throughput bandwidth",
+    "sound": "loud louder loudness noise noisy quiet quieter decibel decibels",
+    "duration": "duration runtime lifetime long longer wait",
+    "length": "tall taller height wide wider width deep deeper depth long longer length thick thickness "
+    "diameter far distance reach clearance dimensions size big bigger large larger small smaller",
+    "area": "area coverage size big bigger large larger",
+    "volume": "capacity volume litres liters size big bigger large larger",
+    "money": "cost costs price priced pricier cheaper expensive fee fees msrp",
+    "speed": "fast faster speed speeds throughput bandwidth",
     "temperature": "temperature temperatures hot hotter cold colder warm warmer",
-    "pressure": "pressure suction",
+    "pressure": "suction",
     "frequency": "frequency",
     "voltage": "voltage volts",
     "current": "amps amperage",
     "resolution": "resolution megapixels megapixel pixels",
-    "data": "storage memory ram",
+    "data": "storage ram",
     "brightness": "bright brighter brightness lumens",
     "share": "percent percentage efficiency humidity",
     "tolerance": "precise precision accurate accuracy tolerance repeatability",
@@ -86,9 +85,9 @@ for _measure, _words in {
 _WORD = re.compile(r"[a-z]+")
 
 
-# "How long does it take / last / run …": a duration, not a length; the verb asks for it too
+# "How long does it take / last / run …" (the verb within a few words): a duration, not a length
 _HOW_LONG_VERB = re.compile(
-    r"\bhow long\b.*?\b(take|takes|took|last|lasts|lasted|run|runs|stay|stays|keep|keeps)\b"
+    r"\bhow long (?:[\w-]+ ){0,4}?(take|takes|took|last|lasts|lasted|run|runs|stay|stays|keep|keeps)\b"
 )
 
 _HOW_MUCH_IS = re.compile(

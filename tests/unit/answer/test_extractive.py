@@ -772,13 +772,9 @@ def test_a_how_to_answered_by_a_field_is_the_field_not_the_spec_list(scorer: Sen
 def test_a_field_is_a_short_key_and_its_value_in_a_bulleted_list_or_a_row() -> None:
     text = (
         "## FAQ\n\n- Can I send only the controller?: Yes, if support says so.\n- Weight: 6.4 kg\n"
-        "- Note that this long explanation of many words here: is prose\n\n1. Power: off\n\n"
+        "- Note that this long explanation of many words here: is prose\n- Step 2: Unplug it.\n\n"
+        "1. Power: off\n\n"
         "| Model | Weight |\n| K5 | 0.9 kg |\n"
     )
-    assert [compose.is_field(u) for u in parse(text) if u.kind != "heading"] == [
-        False,
-        True,
-        False,
-        False,
-        True,
-    ]
+    fields = [compose.is_field(u) for u in parse(text) if u.kind != "heading"]
+    assert fields == [False, True, False, False, False, True]

@@ -72,6 +72,11 @@ def test_txt_title_block_underlined_as_a_whole_keeps_the_product_in_every_headin
     # a lone underlined line is still a heading
     f.write_text("Kestrel K2\n==========\n\nBody.\n", encoding="utf-8")
     assert _load(f).sections[0].text == "# Kestrel K2\n\nBody."
+    # a capitalised heading with an underlined heading under it, later in a document: two headings
+    f.write_text(
+        "Intro.\n\nSAFETY INFORMATION\nBefore you begin\n----------------\nText.\n", encoding="utf-8"
+    )
+    assert _load(f).sections[0].text == "Intro.\n\n## SAFETY INFORMATION\n\n## Before you begin\n\nText."
 
 
 def test_markdown_front_matter(tmp_path: Path) -> None:
@@ -151,13 +156,15 @@ def test_txt_fields_aligned_in_a_column_are_list_items(tmp_path: Path) -> None:
     f.write_text(
         "K7 THERMOSTAT\n\nThe K7 is simple: it has a screen.\n\n"
         "  Display:        2.4-inch backlit LCD\n  Compatible:     single-stage heat,\n"
-        "                  heat pumps\n  Price:          USD 129\n\nNote: one space is prose.\n",
+        "                  heat pumps\n  Price:          USD 129\n  Battery life: 2 years\n\n"
+        "Note: one space is prose.\n",
         encoding="utf-8",
     )
     lines = _load(f).sections[0].text.split("\n")
     assert "- Display: 2.4-inch backlit LCD" in lines
     assert "- Compatible: single-stage heat, heat pumps" in lines  # its continuation line joined
     assert "- Price: USD 129" in lines
+    assert "- Battery life: 2 years" in lines  # the longest key, one space after its colon
     assert "The K7 is simple: it has a screen." in lines and "Note: one space is prose." in lines
 
 

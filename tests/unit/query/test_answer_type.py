@@ -22,6 +22,8 @@ def test_the_wording_says_what_kind_of_value_is_asked_for() -> None:
         # a word asking for one measure (core/query/measure.py): a value in it
         "What is the reach of the ArmX2?": "number",
         "How loud is the K7 on turbo?": "number",
+        "What was celebrated at Mass?": None,  # no measure word asks for a value here
+        "What was the heaviest tank of the war?": None,  # a superlative asks for a name
         "Why do the controllers run Linux?": None,
         "How do I export the controller log?": None,
         # the leading question word decides, not a "when" further on
