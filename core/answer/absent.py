@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from core.answer.evidence import Evidence, Scored, fact_key, initials
 from core.answer.refusal import WordCounts, rarity_weights
 from core.query.attribute import names
+from core.query.measure import asked_measures
 from core.scoring import acronyms_of, spelled_out
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
@@ -72,11 +73,18 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
     acronyms = acronyms_of(ev.question)  # "IP": the store writes "IP54", a word of its own
     # a word no passage of the store holds may name a stated value another way ("guarantee" for a
     # warranty, "big" for a size): only the store's own words can be missing from the evidence
+    # …unless it asks for one measure and no usable unit states a value in it ("noisy": no dB);
+    # such a word stated is left out, not counted held (it must not outweigh the words missing)
+    measures = {
+        w
+        for w, (p, k) in asked_measures(ev.question).items()
+        if k == 1 and not df.get(w, 0) and not any(p.search(x.text) for x in usable)
+    }
     words = [
         w
         for w in content_words(ev.question)
         if w not in named | FRAMING
-        and (df.get(w, 0) > 0 or w in acronyms)
+        and (df.get(w, 0) > 0 or w in acronyms or w in measures)
         and not any(c.isdigit() for c in w)
     ]
     weight = rarity_weights(n, {w: df.get(w, 0) for w in words})

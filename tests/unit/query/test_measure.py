@@ -73,3 +73,18 @@ def test_a_fact_in_the_asked_measure_outranks_prose_sharing_more_words(scorer: S
     question = "How loud does the K7 get on its highest fan setting?"
     d = extractive_answer(question, [entry("k7.html", sheet)], scorer, REFUSAL, 0.25)
     assert not d.refused and d.text.split("\n")[0].startswith("- Noise level: 24 dB"), d.text
+
+
+def test_a_measure_no_unit_states_is_missing_even_in_words_the_store_never_uses(
+    scorer: SentenceScorer,
+) -> None:
+    """ "heavy" is in no passage of the store (so the absence check could not weigh it), but it asks
+    for a weight: evidence about the dock with no weight in it does not answer it; a weight does."""
+    dock = "# K7 dock\n\nThe K7 dock (sold separately, USD 199) empties the bin into a 2.5 L bag.\n"
+    counts = (40, {"dock": 3, "k7": 9})
+    question = "How heavy is the K7 dock?"
+    d = extractive_answer(question, [entry("dock.md", dock)], scorer, REFUSAL, 0.25, counts=counts)
+    assert d.refused and "heavy" in d.reason, d.text
+    with_weight = dock + "\n## Specifications\n\n- Weight: 3.8 kg\n"
+    d = extractive_answer(question, [entry("dock.md", with_weight)], scorer, REFUSAL, 0.25, counts=counts)
+    assert not d.refused and "3.8 kg" in d.text, d.reason
