@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from core.answer.evidence import Evidence, Scored, fact_key, initials
 from core.answer.refusal import WordCounts, rarity_weights
 from core.query.attribute import names
-from core.query.measure import asked_measures
+from core.query.measure import asked_measures, unit_pattern
 from core.scoring import acronyms_of, spelled_out
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
@@ -47,13 +47,13 @@ HELD = 0.5  # the share of the attribute words' rarity the evidence must hold
 # an attribute a value's unit names without its word ("Battery: 3,850 mAh" states a capacity, "Camera:
 # 12 MP" a resolution): only units that measure one thing (a "mm" could be a reach or a diameter)
 _MEASURED_BY = {
-    word: re.compile(rf"\d\s*(?:{unit})(?!\w)")
-    for word, unit in {
-        "capacity": r"m?Ah|k?Wh",
-        "resolution": r"MP|megapixels?",
-        "megapixels": r"MP",
-        "noise": r"dB\(?A?\)?",
-        "loudness": r"dB\(?A?\)?",
+    word: re.compile(unit_pattern(measure))
+    for word, measure in {
+        "capacity": "energy",
+        "resolution": "resolution",
+        "megapixels": "resolution",
+        "noise": "sound",
+        "loudness": "sound",
     }.items()
 }
 

@@ -3,9 +3,10 @@
 "When was …", "What year …" ask for a time; "How many …", "How long …", "What percentage …" and a
 word asking for one measure ("How loud …", "the wattage") for a number; "Who …" for a name. A
 sentence that states no such value can hold the topic but not the answer ("The Broncos won Super
-Bowl 50." does not say when), so sentence relevance (core/scoring.py) gives a small bonus to the sentences that state one. The rules read the
-question's wording only, in plain English; a question they do not recognise gets no bonus. Model
-codes and versions ("NC-300", "4.1.0") are names, not values: their digits state no number or year.
+Bowl 50." does not say when), so sentence relevance (core/scoring.py) gives a small bonus to the
+sentences that state one. The rules read the question's wording only, in plain English; a question
+they do not recognise gets no bonus. Model codes and versions ("NC-300", "4.1.0") are names, not
+values: their digits state no number or year.
 Measured in README (Evaluation: the answer type).
 """
 

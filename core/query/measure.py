@@ -2,11 +2,11 @@
 
 "What's the wattage of …" asks for a power, which a text states as "1700 W"; "How heavy …" for a
 weight ("11.2 kg"), "How loud …" for a sound level ("52 dB"), "How often …" for a repetition
-("every 90 days"), "How long does it take …" for a duration or a length. A question word that asks
-for a measure is met by a value in that measure's units, as it would be by its own word: "Power:
-1700 W" answers the wattage without the word (core/scoring.py, core/answer/evidence.py). The
-words and units are plain English and SI/imperial units, no corpus's vocabulary; a word that asks
-for no measure gets none, and a measure no text states changes nothing.
+("every 90 days"), "How long does it take …" for a duration, "How long is …" for a duration or a
+length. A question word that asks for a measure is met by a value in that measure's units, as it
+would be by its own word: "Power: 1700 W" answers the wattage without the word (core/scoring.py,
+core/answer/evidence.py). The words and units are plain English and SI/imperial units, no corpus's
+vocabulary; a word that asks for no measure gets none, and a measure no text states changes nothing.
 """
 
 from __future__ import annotations
@@ -93,6 +93,11 @@ _HOW_LONG_VERB = re.compile(
 _HOW_MUCH_IS = re.compile(
     r"\bhow much (?:is|are|was|were|would|will) (?:a|an|the|one|it|they|this|that|these|those)\b"
 )
+
+
+def unit_pattern(measure: str) -> str:
+    """The pattern of a value stated in the measure ("energy": "3,850 mAh", "1.9 kWh")."""
+    return _MEASURE[measure]
 
 
 @functools.lru_cache(maxsize=512)
