@@ -35,7 +35,7 @@ FRAMING = frozenset(
     "default rated total exact exactly approximately roughly around available come comes version "
     "model product unit units work works know tell give gives given actual nominal overall top under "
     "over per last lasts single support supports handle handles achieve achieves able capable full "
-    "my want wants compared compare comparison versus vs than "
+    "one my want wants compared compare comparison versus vs than "
     # and the nouns that stand for any value ("the warranty period", "the number of …")
     "period duration amount number value level figure spec specs specification details".split()
 )
@@ -74,10 +74,12 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
     # a word no passage of the store holds may name a stated value another way ("guarantee" for a
     # warranty, "big" for a size): only the store's own words can be missing from the evidence
     # …unless it asks for one measure and no usable unit states a value in it ("noisy": no dB);
-    # such a word stated is left out, not counted held (it must not outweigh the words missing)
+    # such a word stated is left out, not counted held (it must not outweigh the words missing:
+    # "fast" by 72 km/h for the "ascent" speed)
+    asked = asked_measures(ev.question)
     measures = {
         w
-        for w, (p, k) in asked_measures(ev.question).items()
+        for w, (p, k) in asked.items()
         if k == 1 and not df.get(w, 0) and not any(p.search(x.text) for x in usable)
     }
     words = [
@@ -87,6 +89,7 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
         and (df.get(w, 0) > 0 or w in acronyms or w in measures)
         and not any(c.isdigit() for c in w)
     ]
+    words = [w for w in words if not _stated(w, asked, words, acronyms, usable)]
     weight = rarity_weights(n, {w: df.get(w, 0) for w in words})
     held = _held(words, acronyms, usable)
     missing = [w for w in words if w not in held]
@@ -95,6 +98,25 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
     rarest = max(missing, key=lambda w: (weight[w], w))
     written = re.search(rf"\b{re.escape(rarest)}\b", ev.question, re.I)
     return written.group() if written else rarest
+
+
+def _stated(
+    word: str,
+    asked: dict[str, tuple[re.Pattern[str], int]],
+    words: Sequence[str],
+    acronyms: frozenset[str],
+    usable: Sequence[Scored],
+) -> bool:
+    """A measure word is stated (and left out) when one usable unit holds the question's other
+    attribute words and a value in the word's measure ("What portafilter size …": "Portafilter: 54
+    mm"; "How often … swap the water filter": "Water filter › Replace it every 90 days"). Never
+    alone: "What's the diameter of the D3?" is not answered by "7.2 cm tall"."""
+    others = [w for w in words if w not in asked]
+    if word not in asked or not others:
+        return False
+    return any(
+        asked[word][0].search(x.text) and len(_held(others, acronyms, [x])) == len(others) for x in usable
+    )
 
 
 def _held(words: Sequence[str], acronyms: frozenset[str], usable: Sequence[Scored]) -> set[str]:

@@ -24,9 +24,16 @@ _HOW = (
     r"(?i:much|many|heavy|fast|long|far|big|large|small|tall|wide|high|accurate|precise|loud|old|often"
     r"|quick|quickly|soon)"
 )
-# "What is …", "What's …", "How long is …"
+# "How noisy …", "How well …": any word but an auxiliary or a pronoun ("How do I …", "How can we …")
+_HOW_ANY = rf"(?:{_HOW}|(?!(?i:do|does|did|is|are|was|were|can|could|should|would|will|to|i|we|you)\b)[a-z]+)"
+# "What is …", "What's …", "How long is …", "How noisy is …"
 _WHAT_IS = (
-    rf"^\W*(?:(?i:what|which)(?:'s|\s+(?i:is|are|was|were))|(?i:how)\s+{_HOW}\s+(?i:is|are|was|were))\s+"
+    rf"^\W*(?:(?i:what|which)(?:'s|\s+(?i:is|are|was|were))|(?i:how)\s+{_HOW_ANY}\s+(?i:is|are|was|were))\s+"
+)
+# the verbs that relate another thing to the named one ("Which dock does the K7 work with?")
+_RELATING = (
+    r"(?!(?i:work|works|fit|fits|go|goes|pair|pairs|connect|connects|attach|mount|replace|compare|with|to|into"
+    r"|onto|for|and|or)\b)"
 )
 _THEN = r"(?:\s+[a-z][\w-]*)?\s+"  # a name and a word after it ("the NC-200 controller have")
 # "the best gripper for …", "the replacement for …": another thing, chosen for the named one
@@ -43,14 +50,18 @@ _OWN = (
     # "What is the ArmX2's reach?", "How long is the Rover M1's runtime?" (not "Why does the ArmX3's
     # brake stick?")
     rf"{_WHAT_IS}{_DET}{_NAME}(?:'s|\u2019s)\s+\w",
-    # "How much does the Gripper G5 weigh?", "How many programs can the ArmX2 store?"
-    rf"^\W*(?i:how)\s+{_HOW}\b[^?]*?\b(?i:is|are|does|do|did|can|will|was)\s+{_DET}{_NAME}",
+    # "How much does the Gripper G5 weigh?", "How many programs can the ArmX2 store?", "How noisy
+    # is the D3?"
+    rf"^\W*(?i:how)\s+{_HOW_ANY}\b[^?]*?\b(?i:is|are|does|do|did|can|will|was)\s+{_DET}{_NAME}",
+    # "How long does the battery in a G5 last?", "How often is the filter on the ArmX2 replaced?"
+    rf"^\W*(?i:how)\s+{_HOW}\b[^?]*?\b(?i:of|in|on|inside)\s+{_DET}{_NAME}",
     # "Does the ArmX3 have a battery?", "Is the G5 waterproof?", "Can the ArmX2 lift 8 kg?"
     rf"^\W*(?i:does|do|did|is|are|was|can|will|has)\s+{_DET}{_NAME}{_THEN}"
     r"(?:(?i:have|has|weigh|offer|include|come|need|require|lift|carry|reach|run|last|draw|cost)\b|[\w-]+\s*\?)",
-    # "What payload does the ArmX2 have?", "What IP rating does the G5 have?"
-    rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:does|do|did|is|are)\s+{_DET}{_NAME}{_THEN}"
-    r"(?i:have|has|weigh|offer|reach|draw|consume|cost|need|require)\b",
+    # "What payload does the ArmX2 have?", "What IP rating does the G5 have?", "What processor does
+    # the G5 use?", "What colours is the ArmX2 available in?", "What temperatures can the G5 run in?"
+    rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:does|do|did|is|are|can|will)\s+{_DET}{_NAME}"
+    rf"(?:\s+{_RELATING}[a-z][\w-]*)?\s+{_RELATING}[a-z][\w-]*\b(?!\s+(?i:with|to|into|onto)\b)",
     # "What does the ArmX3 weigh?", "What does the NorthEye Vision Kit cost?"
     rf"^\W*(?i:what)\s+(?i:does|do|did)\s+{_DET}{_NAME}\s+(?i:weigh|cost|draw|consume|measure)\b",
 )

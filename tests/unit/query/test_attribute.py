@@ -25,6 +25,13 @@ from core.query.attribute import asks_attribute, names
         "What IP rating does the HX-200 controller have?",
         "How much does the old Vela V1 weigh?",
         "What does the Kestrel K7 weigh?",
+        "How noisy is the Vela V5?",  # any word after "How"
+        "How well does the K7 handle wind?",
+        "How long does the battery in a Vela V5 last?",  # a part of the named thing
+        "How often do I need to replace the filter in the HX-200?",
+        "What processor does the Vela V5 use?",  # any verb
+        "What colours is the Kestrel K7 available in?",
+        "What temperatures can the K7 operate in?",
     ],
 )
 def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
@@ -45,6 +52,10 @@ def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
         "What is the difference between the K5 and the K7?",
         "What is the best charger for the Kestrel K7?",  # another thing chosen for it
         "Why does the K7's gimbal drift?",  # its part, in a question about something else
+        "Which dock does the K7 work with?",  # a verb relating another thing
+        "What charger does the K7 come with?",
+        "How do I reset the K7?",
+        "How can I tell if the K7 is charging?",
     ],
 )
 def test_questions_asking_for_something_else(question: str) -> None:

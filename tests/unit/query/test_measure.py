@@ -88,3 +88,26 @@ def test_a_measure_no_unit_states_is_missing_even_in_words_the_store_never_uses(
     with_weight = dock + "\n## Specifications\n\n- Weight: 3.8 kg\n"
     d = extractive_answer(question, [entry("dock.md", with_weight)], scorer, REFUSAL, 0.25, counts=counts)
     assert not d.refused and "3.8 kg" in d.text, d.reason
+
+
+def test_a_value_in_the_asked_measure_stands_for_its_word_only_beside_the_other_words(
+    scorer: SentenceScorer,
+) -> None:
+    """ "size" is met by "54 mm" in the unit that names the portafilter; "diameter" alone is not met
+    by a height, nor "often" by a monthly check of another part."""
+    sheet = (
+        "# K7 espresso machine\n\n## Specifications\n\n- Portafilter: 54 mm, pressurised\n"
+        "- Height: 31 cm\n- Side brush: check monthly and replace the brush when it frays.\n"
+        "- Filter: tap it clean after each use.\n"
+    )
+    counts = (
+        40,
+        {"portafilter": 8, "size": 2, "diameter": 3, "often": 2, "replace": 9, "filter": 12, "k7": 9},
+    )
+    ask = lambda q: extractive_answer(q, [entry("k7.md", sheet)], scorer, REFUSAL, 0.25, counts=counts)  # noqa: E731
+    d = ask("What portafilter size does the K7 take?")
+    assert not d.refused and "54 mm" in d.text, d.reason
+    d = ask("What's the diameter of the K7?")
+    assert d.refused and "diameter" in d.reason, d.text
+    d = ask("How often do I need to replace the filter in the K7?")
+    assert d.refused and "often" in d.reason, d.text
