@@ -54,7 +54,7 @@ _OWN = (
     # is the D3?"
     rf"^\W*(?i:how)\s+{_HOW_ANY}\b[^?]*?\b(?i:is|are|does|do|did|can|will|was)\s+{_DET}{_NAME}",
     # "How long does the battery in a G5 last?", "How often is the filter on the ArmX2 replaced?"
-    rf"^\W*(?i:how)\s+{_HOW}\b[^?]*?\b(?i:of|in|on|inside)\s+{_DET}{_NAME}",
+    rf"^\W*(?i:how)\s+{_HOW}\b[^?]*?\b(?i:in|on|inside)\s+{_DET}{_NAME}",
     # "Does the ArmX3 have a battery?", "Is the G5 waterproof?", "Can the ArmX2 lift 8 kg?"
     rf"^\W*(?i:does|do|did|is|are|was|can|will|has)\s+{_DET}{_NAME}{_THEN}"
     r"(?:(?i:have|has|weigh|offer|include|come|need|require|lift|carry|reach|run|last|draw|cost)\b|[\w-]+\s*\?)",

@@ -56,6 +56,7 @@ def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
         "What charger does the K7 come with?",
         "How do I reset the K7?",
         "How can I tell if the K7 is charging?",
+        "How many types of X.25 networks were there originally",  # kinds of it, not a value
     ],
 )
 def test_questions_asking_for_something_else(question: str) -> None:
