@@ -87,7 +87,7 @@ _WORD = re.compile(r"[a-z]+")
 
 # "How long does it take / last / run …" (the verb within a few words): a duration, not a length
 _HOW_LONG_VERB = re.compile(
-    r"\bhow long (?:[\w-]+ ){0,4}?(take|takes|took|last|lasts|lasted|run|runs|stay|stays|keep|keeps)\b"
+    r"\bhow long (?:[\w-]+ ){0,4}?(take|takes|took|last|lasts|lasted|run|runs|stay|stays|keep|keeps|wait|until)\b"
 )
 
 _HOW_MUCH_IS = re.compile(

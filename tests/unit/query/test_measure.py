@@ -37,6 +37,8 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
     # "how long … take" asks for a duration only; "how long is" for a duration or a length
     assert asked_measures("How long does the K7 take to charge?")["long"][1] == 1
     assert asked_measures("How long is the K7's cable?")["long"][1] == 2
+    assert asked_measures("How long do I have to wait before the K7 is ready?")["long"][1] == 1
+    assert asked_measures("If I order a K7 today, how long until it ships?")["long"][1] == 1
     assert asked_measures("How long is the stretch of the river that runs through Paris?")["long"][1] == 2
 
 
