@@ -44,9 +44,26 @@ def entity_tokens(text: str) -> list[str]:
     return [t for t in TOKEN.findall(text) if is_entity(t)]
 
 
+# a model's variant written after its code ("Vela C3 Plus", "K7 Pro", "C3+"): another model than the
+# bare code, so "c3plus" is a sibling of "c3" (capitalised only: "the K7 max speed" is no K7 Max;
+# not before a capitalised word: "Harrier H9 Pro Camera Drone" describes the H9)
+_VARIANT = re.compile(r"\+|[ \u00a0](Plus|Pro|Max|Mini|Lite|Ultra|SE|XL)\b(?![ \u00a0]+[A-Z][a-z])")
+
+
+def _normalised(text: str) -> list[str]:
+    """The text's entity tokens normalised, each with its variant word ("c3plus")."""
+    out = []
+    for m in TOKEN.finditer(text):
+        if is_entity(m.group()):
+            variant = _VARIANT.match(text, m.end())
+            suffix = "" if variant is None else (variant.group(1) or "plus").lower()
+            out.append(_norm(m.group()) + suffix)
+    return out
+
+
 def entities(text: str) -> set[str]:
-    """The normalised entity tokens of a text."""
-    return {_norm(t) for t in entity_tokens(text)}
+    """The normalised entity tokens of a text ("Vela C3 Plus" → "c3plus")."""
+    return set(_normalised(text))
 
 
 def without_entities(text: str) -> str:
@@ -58,10 +75,13 @@ def without_entities(text: str) -> str:
 def question_entities(question: str) -> set[str]:
     """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2")."""
     tokens = TOKEN.findall(question)
-    found = {_norm(t) for t in tokens if is_entity(t)}
-    for a, b in zip(tokens, tokens[1:], strict=False):
-        if is_entity(b) and a[:1].isupper() and a.isalpha():
-            found.add(_norm(a + b))
+    found = entities(question)
+    suffixes = iter(_normalised(question))
+    for a, b in zip([""] + tokens, tokens, strict=False):
+        if is_entity(b):
+            full = next(suffixes)
+            if a[:1].isupper() and a.isalpha():
+                found.add(_norm(a) + full)
     return found
 
 

@@ -778,3 +778,16 @@ def test_a_field_is_a_short_key_and_its_value_in_a_bulleted_list_or_a_row() -> N
     )
     fields = [compose.is_field(u) for u in parse(text) if u.kind != "heading"]
     assert fields == [False, True, False, False, False, True]
+
+
+def test_a_question_about_a_model_is_not_answered_with_its_plus_variants_values(
+    scorer: SentenceScorer,
+) -> None:
+    """ "C3" and "C3 Plus" are two models: the C3's sheet answers for the C3, the C3 Plus's for it."""
+    c3 = "# Vela C3 spec sheet\n\n## Specifications\n\n- Weight: 23.8 kg\n- Price: USD 3,399\n"
+    plus = "# Vela C3 Plus spec sheet\n\n## Specifications\n\n- Weight: 24.6 kg\n- Price: USD 3,999\n"
+    sheets = [entry("c3-plus.md", plus, 0.8), entry("c3.md", c3, 0.78)]
+    d = extractive_answer("How much does the Vela C3 weigh?", sheets, scorer, REFUSAL, 0.25)
+    assert "23.8 kg" in d.text and "24.6 kg" not in d.text, d.text
+    d = extractive_answer("What's the price of the C3 Plus?", sheets, scorer, REFUSAL, 0.25)
+    assert "3,999" in d.text and "3,399" not in d.text, d.text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.query.entities import conflicts, entities, is_entity, question_entities
+from core.query.entities import conflicts, entities, is_entity, question_entities, siblings
 
 
 def test_model_codes_versions_and_camel_case_names_are_entities() -> None:
@@ -16,6 +16,17 @@ def test_question_entities_join_a_name_split_by_a_space() -> None:
     assert question_entities("What is the range of the Kestrel K7?") >= {"k7", "kestrelk7"}
     assert question_entities("Who won the war in 1973?") == set()
     assert entities("Kestrel K7 vs K5") == {"k7", "k5"}
+
+
+def test_a_variant_written_after_a_code_is_another_model() -> None:
+    assert entities("Vela C3 Plus, Vela C3 and the C2+") == {"c3plus", "c3", "c2plus"}
+    assert question_entities("How heavy is the Vela C3 Plus?") == {"c3plus", "velac3plus"}
+    assert siblings({"c3"}, {"c3plus"}) == {"c3plus"} and siblings({"c3plus"}, {"c3"}) == {"c3"}
+    assert conflicts({"c3"}, {"c3plus"}, set()) == {"c3plus"}  # under the C3 Plus's heading
+    # a descriptor after the code, a lower-case word, a line break: no variant
+    assert entities("Harrier H9 Pro Camera Drone") == {"h9"}
+    assert entities("the K7 max speed") == {"k7"}
+    assert entities("| Harrier H9 |\nMax speed") == {"h9"}
 
 
 def test_evidence_about_a_sibling_conflicts() -> None:
