@@ -43,6 +43,7 @@ _MEASURE = {
     "speed": _units(r"m/s|km/h|kmh|kph|mph|knots?|rpm|[kMG]?bps|[kMG]bit/s|[KMG]B/s"),
     "temperature": r"\d\s*°\s*[CF]?|\d\s*(?:degrees?|deg|K|kelvin)\b",
     "pressure": _units(r"k?Pa|m?bar|psi|atm"),
+    "torque": _units(r"N\s?m|N·m|newton[- ]met(?:re|er)s?|lb[- ]?ft"),
     "frequency": _units(r"[kMG]?Hz"),
     "voltage": _units(r"[km]?V|volts?"),
     "current": _units(r"m?A|amps?|amperes?"),
@@ -59,7 +60,8 @@ _ASKS: dict[str, tuple[str, ...]] = {}
 for _measure, _words in {
     "weight": "heavy heavier lighter weigh weighs weight weights payload",
     "power": "wattage watt watts power consumption horsepower",
-    "energy": "capacity energy",
+    "energy": "capacity energy size big bigger large larger",  # a battery's size
+    "torque": "torque",
     "sound": "loud louder loudness noise noisy quiet quieter decibel decibels",
     "duration": "duration runtime lifetime long longer wait",
     "length": "tall taller height wide wider width deep deeper depth long longer length thick thickness "
