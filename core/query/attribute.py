@@ -62,6 +62,9 @@ _OWN = (
     # the G5 use?", "What colours is the ArmX2 available in?", "What temperatures can the G5 run in?"
     rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:does|do|did|is|are|can|will)\s+{_DET}{_NAME}"
     rf"(?:\s+{_RELATING}[a-z][\w-]*)?\s+{_RELATING}[a-z][\w-]*\b(?!\s+(?i:with|to|into|onto)\b)",
+    # "What colours can I get the ArmX2 in?", "Which sizes can I order the G5 in?"
+    rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:can|could|do|should)\s+(?i:i|we|you)\s+"
+    rf"(?i:get|buy|order|choose|pick|have)\s+{_DET}{_NAME}",
     # "What does the ArmX3 weigh?", "What does the NorthEye Vision Kit cost?"
     rf"^\W*(?i:what)\s+(?i:does|do|did)\s+{_DET}{_NAME}\s+(?i:weigh|cost|draw|consume|measure)\b",
 )

@@ -32,6 +32,7 @@ from core.query.attribute import asks_attribute, names
         "What processor does the Vela V5 use?",  # any verb
         "What colours is the Kestrel K7 available in?",
         "What temperatures can the K7 operate in?",
+        "What colours can I get the Kestrel K7 in?",
     ],
 )
 def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
