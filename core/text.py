@@ -37,7 +37,8 @@ ATTRIBUTE_OF = {
     "newer": "release", "older": "release", "precise": "repeatability", "accurate": "accuracy",
     "heavy": "weight", "costs": "price", "priced": "price", "fast": "speed", "weigh": "weight",
     "weighs": "weight", "fly": "flight", "flies": "flight", "tall": "height", "wide": "width", "deep": "depth",
-    "screen": "display",
+    "screen": "display", "colour": "color", "colours": "colors", "color": "colour", "colors": "colours",
+    "tyre": "tire", "tyres": "tires", "tire": "tyre", "tires": "tyres",
 }  # fmt: skip
 
 # a wider list for lexical search (scikit-learn's English list)

@@ -25,15 +25,14 @@ _HOW = (
     r"|quick|quickly|soon)"
 )
 # "How noisy …", "How well …": any word but an auxiliary or a pronoun ("How do I …", "How can we …")
-_HOW_ANY = rf"(?:{_HOW}|(?!(?i:do|does|did|is|are|was|were|can|could|should|would|will|to|i|we|you)\b)[a-z]+)"
+# (nor an adverb of manner: "How exactly / easily / else does the K7 pair …" asks how to)
+_HOW_ANY = (
+    rf"(?:{_HOW}|(?!(?i:do|does|did|is|are|was|were|can|could|should|would|will|to|i|we|you|else)\b)"
+    r"(?![a-z]+ly\b)[a-z]+)"
+)
 # "What is …", "What's …", "How long is …", "How noisy is …"
 _WHAT_IS = (
     rf"^\W*(?:(?i:what|which)(?:'s|\s+(?i:is|are|was|were))|(?i:how)\s+{_HOW_ANY}\s+(?i:is|are|was|were))\s+"
-)
-# the verbs that relate another thing to the named one ("Which dock does the K7 work with?")
-_RELATING = (
-    r"(?!(?i:work|works|fit|fits|go|goes|pair|pairs|connect|connects|attach|mount|replace|compare|with|to|into"
-    r"|onto|for|and|or)\b)"
 )
 _THEN = r"(?:\s+[a-z][\w-]*)?\s+"  # a name and a word after it ("the NC-200 controller have")
 # "the best gripper for …", "the replacement for …": another thing, chosen for the named one
@@ -60,8 +59,9 @@ _OWN = (
     r"(?:(?i:have|has|weigh|offer|include|come|need|require|lift|carry|reach|run|last|draw|cost)\b|[\w-]+\s*\?)",
     # "What payload does the ArmX2 have?", "What IP rating does the G5 have?", "What processor does
     # the G5 use?", "What colours is the ArmX2 available in?", "What temperatures can the G5 run in?"
-    rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:does|do|did|is|are|can|will)\s+{_DET}{_NAME}"
-    rf"(?:\s+{_RELATING}[a-z][\w-]*)?\s+{_RELATING}[a-z][\w-]*\b(?!\s+(?i:with|to|into|onto)\b)",
+    rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:does|do|did|is|are|can|will)\s+{_DET}{_NAME}{_THEN}"
+    r"(?i:have|has|weigh|offer|reach|draw|consume|cost|need|require|use|come|operate|run|hold|available"
+    r"|offered|sold)\b(?!\s+(?i:with|to|into|onto)\b)",
     # "What colours can I get the ArmX2 in?", "Which sizes can I order the G5 in?"
     rf"^\W*(?i:what|which)\s+[\w-]+(?:\s+[\w-]+)?\s+(?i:can|could|do|should)\s+(?i:i|we|you)\s+"
     rf"(?i:get|buy|order|choose|pick|have)\s+{_DET}{_NAME}",

@@ -44,10 +44,21 @@ def entity_tokens(text: str) -> list[str]:
     return [t for t in TOKEN.findall(text) if is_entity(t)]
 
 
-# a model's variant written after its code ("Vela C3 Plus", "K7 Pro", "C3+"): another model than the
-# bare code, so "c3plus" is a sibling of "c3" (capitalised only: "the K7 max speed" is no K7 Max;
-# not before a capitalised word: "Harrier H9 Pro Camera Drone" describes the H9)
-_VARIANT = re.compile(r"\+|[ \u00a0](Plus|Pro|Max|Mini|Lite|Ultra|SE|XL)\b(?![ \u00a0]+[A-Z][a-z])")
+# a model's variant written after its code ("Vela C3 Plus", "K7 Pro Max", "C3+", "K7 PRO"): another
+# model than the bare code, so "c3plus" is a sibling of "c3". Not in lower case ("the K7 max
+# speed"), across a line break, in a compound ("Mini-USB"), nor "Max" opening a label ("K7 Max
+# speed: 72 km/h"); a "+" only after a code, not a version ("4.2.0+": or later) nor before one
+_VARIANT_WORD = r"(?:Plus|PLUS|Pro|PRO|Max|MAX|Mini|MINI|Lite|LITE|Ultra|ULTRA|SE|XL)"
+_VARIANT = re.compile(rf"\+(?![\w+])|((?:[ \u00a0]{_VARIANT_WORD}\b(?!-))+)")
+_LABEL = re.compile(r"[ \u00a0](?:Max|MAX)[ \u00a0]+[a-z][\w-]*(?:[ \u00a0]+[a-z][\w-]*)?:")
+
+
+def _variant(text: str, end: int) -> str:
+    """The variant written right after the code ending at end ("plus", "promax"; "" for none)."""
+    m = _VARIANT.match(text, end)
+    if m is None or _LABEL.match(text, end):
+        return ""
+    return re.sub(r"\W", "", m.group(1) or "plus").lower()
 
 
 def _normalised(text: str) -> list[str]:
@@ -55,9 +66,7 @@ def _normalised(text: str) -> list[str]:
     out = []
     for m in TOKEN.finditer(text):
         if is_entity(m.group()):
-            variant = _VARIANT.match(text, m.end())
-            suffix = "" if variant is None else (variant.group(1) or "plus").lower()
-            out.append(_norm(m.group()) + suffix)
+            out.append(_norm(m.group()) + ("" if _VERSION.match(m.group()) else _variant(text, m.end())))
     return out
 
 

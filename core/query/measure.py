@@ -60,7 +60,7 @@ _ASKS: dict[str, tuple[str, ...]] = {}
 for _measure, _words in {
     "weight": "heavy heavier lighter weigh weighs weight weights payload",
     "power": "wattage watt watts power consumption horsepower",
-    "energy": "capacity energy size big bigger large larger",  # a battery's size
+    "energy": "capacity energy",
     "torque": "torque",
     "sound": "loud louder loudness noise noisy quiet quieter decibel decibels",
     "duration": "duration runtime lifetime long longer wait",
@@ -92,6 +92,8 @@ _HOW_LONG_VERB = re.compile(
     r"\bhow long (?:[\w-]+ ){0,4}?(take|takes|took|last|lasts|lasted|run|runs|stay|stays|keep|keeps|wait|until)\b"
 )
 
+_BATTERY = re.compile(r"\bbatter(?:y|ies)\b")
+_SIZE = frozenset("size big bigger large larger".split())
 _HOW_MUCH_IS = re.compile(
     r"\bhow much (?:is|are|was|were|would|will) (?:a|an|the|one|it|they|this|that|these|those)\b"
 )
@@ -110,6 +112,8 @@ def asked_measures(question: str) -> dict[str, tuple[re.Pattern[str], int]]:
     found = {w: _ASKS[w] for w in _WORD.findall(lowered) if w in _ASKS}
     if verb := _HOW_LONG_VERB.search(lowered):
         found |= {"long": ("duration",), verb.group(1): ("duration",)}
+    if _BATTERY.search(lowered):  # a battery's size is its capacity ("How big is the battery?")
+        found |= {w: (*found[w], "energy") for w in found.keys() & _SIZE}
     if not found and _HOW_MUCH_IS.search(lowered):  # "How much is the H7?": its price
         found = {"much": ("money",)}
     return {w: (re.compile("|".join(_MEASURE[m] for m in ms)), len(ms)) for w, ms in found.items()}

@@ -58,6 +58,8 @@ def test_questions_asking_for_what_the_named_thing_has(question: str) -> None:
         "How do I reset the K7?",
         "How can I tell if the K7 is charging?",
         "How many types of X.25 networks were there originally",  # kinds of it, not a value
+        "How exactly does the K7 pair with the controller?",  # how to, not a value
+        "What lens does the K7 accept?",  # another thing it takes
     ],
 )
 def test_questions_asking_for_something_else(question: str) -> None:

@@ -23,10 +23,12 @@ def test_a_variant_written_after_a_code_is_another_model() -> None:
     assert question_entities("How heavy is the Vela C3 Plus?") == {"c3plus", "velac3plus"}
     assert siblings({"c3"}, {"c3plus"}) == {"c3plus"} and siblings({"c3plus"}, {"c3"}) == {"c3"}
     assert conflicts({"c3"}, {"c3plus"}, set()) == {"c3plus"}  # under the C3 Plus's heading
-    # a descriptor after the code, a lower-case word, a line break: no variant
-    assert entities("Harrier H9 Pro Camera Drone") == {"h9"}
+    assert entities("Kestrel K7 Pro User Manual") == {"k7pro"} and entities("K7 PRO Max") == {"k7promax"}
+    # a lower-case word, a line break, "Max" opening a label, a compound, a version's "or later": no variant
     assert entities("the K7 max speed") == {"k7"}
     assert entities("| Harrier H9 |\nMax speed") == {"h9"}
+    assert entities("- K7 Max speed: 72 km/h") == {"k7"} and entities("K7 Mini-USB port") == {"k7"}
+    assert entities("needs firmware 4.2.0+ on the K7+K5") == {"4.2.0", "k7", "k5"}
 
 
 def test_evidence_about_a_sibling_conflicts() -> None:

@@ -38,6 +38,15 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
     assert asked_measures("How long does the K7 take to charge?")["long"][1] == 1
     assert asked_measures("How long is the K7's cable?")["long"][1] == 2
     assert asked_measures("How long do I have to wait before the K7 is ready?")["long"][1] == 1
+    # a battery's size is its capacity; the K7's size is its dimensions
+    assert measured("How big is the K7's battery?", ["Battery: 77 Wh", "Size: 38 x 32 cm"]) == [
+        frozenset({"big"}),
+        frozenset({"big"}),
+    ]
+    assert measured("How big is the K7?", ["Battery: 77 Wh", "Size: 38 x 32 cm"]) == [
+        frozenset(),
+        frozenset({"big"}),
+    ]
     assert asked_measures("If I order a K7 today, how long until it ships?")["long"][1] == 1
     assert asked_measures("How long is the stretch of the river that runs through Paris?")["long"][1] == 2
 
