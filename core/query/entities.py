@@ -61,18 +61,15 @@ def _variant(text: str, end: int) -> str:
     return re.sub(r"\W", "", m.group(1) or "plus").lower()
 
 
-def _normalised(text: str) -> list[str]:
-    """The text's entity tokens normalised, each with its variant word ("c3plus")."""
-    out = []
-    for m in TOKEN.finditer(text):
-        if is_entity(m.group()):
-            out.append(_norm(m.group()) + ("" if _VERSION.match(m.group()) else _variant(text, m.end())))
-    return out
+def _normal(text: str, m: re.Match[str]) -> str:
+    """The entity token m of text normalised, with the variant written after it ("c3plus")."""
+    token = m.group()
+    return _norm(token) + ("" if _VERSION.match(token) else _variant(text, m.end()))
 
 
 def entities(text: str) -> set[str]:
     """The normalised entity tokens of a text ("Vela C3 Plus" → "c3plus")."""
-    return set(_normalised(text))
+    return {_normal(text, m) for m in TOKEN.finditer(text) if is_entity(m.group())}
 
 
 def without_entities(text: str) -> str:
@@ -83,14 +80,15 @@ def without_entities(text: str) -> str:
 
 def question_entities(question: str) -> set[str]:
     """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2")."""
-    tokens = TOKEN.findall(question)
-    found = entities(question)
-    suffixes = iter(_normalised(question))
-    for a, b in zip([""] + tokens, tokens, strict=False):
-        if is_entity(b):
-            full = next(suffixes)
-            if a[:1].isupper() and a.isalpha():
-                found.add(_norm(a) + full)
+    found: set[str] = set()
+    before = ""
+    for m in TOKEN.finditer(question):
+        if is_entity(m.group()):
+            own = _normal(question, m)
+            found.add(own)
+            if before[:1].isupper() and before.isalpha():
+                found.add(_norm(before) + own)
+        before = m.group()
     return found
 
 
