@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     quiet_logs()
 
+    from core.answer.refusal import rarity
     from core.context import budget as budget_module
     from core.context import summarize
     from core.context.budget import BudgetParams
@@ -143,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             cands = pipe.search(q.text)
             if cands and rng.random() < args.dupes:
                 cands.insert(1, near_duplicate(cands[0], rng))
-            jobs.append((q.text, cands))
+            # the store's word counts weigh the question's words, as the prompt step passes them
+            jobs.append((q.text, cands, rarity(q.text, pipe.builder.word_counts(q.text))))
         budget = s.knowledge_budget
         params = BudgetParams.from_settings(s, budget)  # the naive budgeter's budget and min score
         encoding = counter._enc
@@ -155,11 +157,11 @@ def main(argv: list[str] | None = None) -> int:
             summarize._shape.cache_clear()
             budget_module._line_tokens.cache_clear()
 
-        def ours(question: str, cands: list[Any]) -> Any:
-            return fit_evidence(cands, question, question, s, budget, counter, scorer)
+        def ours(question: str, cands: list[Any], weights: Any = None) -> Any:
+            return fit_evidence(cands, question, question, s, budget, counter, scorer, weights=weights)
 
         # warm both (imports, regex compiles, the scorer's embedding table)
-        ours(jobs[0][0], jobs[0][1])
+        ours(*jobs[0])
         naive_budget(jobs[0][1], params.budget, params.min_score, encoding)
 
         ours_ms: list[float] = []
@@ -167,12 +169,12 @@ def main(argv: list[str] | None = None) -> int:
         fates = {f.value: 0 for f in Fate}
         naive_tokens: list[int] = []
         ours_tokens: list[int] = []
-        for i, (question, cands) in enumerate(jobs):
+        for i, (question, cands, weights) in enumerate(jobs):
             for which in ("ours", "naive") if i % 2 == 0 else ("naive", "ours"):
                 if which == "ours":
                     cold()  # no help from earlier questions
                     t = time.perf_counter()
-                    ctx = ours(question, cands)
+                    ctx = ours(question, cands, weights)
                     ours_ms.append((time.perf_counter() - t) * 1000)
                     ours_tokens.append(ctx.tokens)
                     for e in ctx.ledger:
@@ -193,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             _fresh(encoding)
             enc_ms.append((time.perf_counter() - t) * 1000)
         shared_ms = []
-        for _, cands in jobs:
+        for _, cands, _ in jobs:
             t = time.perf_counter()
             naive_budget(cands, params.budget, params.min_score, encoding, fresh=False)
             shared_ms.append((time.perf_counter() - t) * 1000)

@@ -243,6 +243,7 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
     returning documents, metadata and vectors itself; `lexical_search` the shipped lexical engine
     (in memory by default), `fts5_search` FTS5's own bm25 query over the same rows.
     """
+    from core.answer.refusal import rarity
     from core.context.fit import fit_evidence
     from core.pipeline import Pipeline
     from core.resources import Resources
@@ -272,8 +273,10 @@ def breakdown(settings: Any, models: Any, questions: Sequence[Question]) -> dict
         return out
 
     def budget(question: str, cands: list[Any]) -> Any:
-        res = p.resources
-        return fit_evidence(cands, question, question, s, s.knowledge_budget, res.counter, res.scorer)
+        res, weights = p.resources, rarity(question, p.builder.word_counts(question))
+        return fit_evidence(
+            cands, question, question, s, s.knowledge_budget, res.counter, res.scorer, weights=weights
+        )
 
     def search(question: str, mode: str, vec: Any) -> Any:
         return r.search(question, k, mode, s.rrf_k, query_vector=vec)

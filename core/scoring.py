@@ -7,7 +7,7 @@ import functools
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -44,9 +44,27 @@ def spelled_out(acronyms: frozenset[str], text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _met(q: frozenset[str], found: frozenset[str], alternatives: Sequence[tuple[str, frozenset[str]]]) -> int:
-    """How many of the question's stems the found stems meet, directly or through an alternative."""
-    return len(q & found) + sum(1 for own, alt in alternatives if own not in found and alt & found)
+def _met(
+    q: frozenset[str],
+    found: frozenset[str],
+    alternatives: Sequence[tuple[str, frozenset[str]]],
+    weight: Mapping[str, float] | None = None,
+) -> float:
+    """How many of the question's stems the found stems meet, directly or through an alternative
+    (weight: what each stem counts for; None: one each)."""
+    met = [*(q & found), *(own for own, alt in alternatives if own not in found and alt & found)]
+    return float(len(met)) if weight is None else sum(weight.get(s, 0.0) for s in met)
+
+
+def stem_weights(question: str, weights: Mapping[str, float]) -> dict[str, float]:
+    """The question's stems weighted as their words are (weights: by content word, e.g. rarity;
+    a word without one weighs as the heaviest; two words of one stem: the heavier)."""
+    top = max(weights.values(), default=1.0)
+    out: dict[str, float] = {}
+    for w in content_words(question):
+        for stem in STEMMER.stem_set({w}):
+            out[stem] = max(out.get(stem, 0.0), weights.get(w, top))
+    return out
 
 
 class SentenceScorer:
@@ -143,15 +161,21 @@ class SentenceScorer:
         question: str,
         context: str = "",
         stems: Sequence[frozenset[str]] | None = None,
+        weights: Mapping[str, float] | None = None,
     ) -> np.ndarray:
         """Share of the question's content words (by stem) in each sentence, read with the words
         of context (e.g. the heading a list item stands under); a word asking for an attribute
         also counts as met by the attribute's word (core.text.ATTRIBUTE_OF: "cost" by "price"), a
         word asking for a measure by a value stated in it (core/query/measure.py: "wattage" by
-        "1700 W"); stems: the sentences' stems when they are known."""
+        "1700 W"); stems: the sentences' stems when they are known; weights: the question's content
+        words weighted (e.g. by rarity, core/answer/refusal.py), the share then being of their weight."""
         _, q, alternatives, acronyms = self._question(question)
         if not q:
             return np.zeros(len(sentences), dtype=np.float32)
+        weight = stem_weights(question, weights) if weights else None
+        total = sum(weight.get(s, 0.0) for s in q) if weight else 0.0
+        if total <= 0:
+            weight, total = None, float(len(q))
         if stems is None:
             stems = [STEMMER.stem_set(content_words(s)) for s in sentences]
         extra = STEMMER.stem_set(content_words(context)) if context else frozenset()
@@ -161,4 +185,4 @@ class SentenceScorer:
         # a word asking for a measure is met by a value stated in it ("wattage" by "1700 W")
         values = measured(question, sentences)
         stems = [x | STEMMER.stem_set(v) if v else x for x, v in zip(stems, values, strict=True)]
-        return np.array([_met(q, x | extra, alternatives) / len(q) for x in stems], dtype=np.float32)
+        return np.array([_met(q, x | extra, alternatives, weight) / total for x in stems], dtype=np.float32)

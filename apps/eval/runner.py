@@ -29,7 +29,7 @@ from apps.eval.metrics import Record, is_correct, is_strictly_correct, keyterm_r
 from core.answer import refusal
 from core.answer.evidence import Evidence, score_units
 from core.answer.extractive import answer_from_scored
-from core.answer.refusal import WordCounts
+from core.answer.refusal import WordCounts, rarity
 from core.answer.related import related_answer
 from core.config import Settings
 from core.pipeline import Answer, Pipeline
@@ -248,8 +248,8 @@ def _answerer_grid(
         ok = answered and is_correct(a.text, q.gold, q.match, q.q, s.refusal_sentence)
         return {round(configured, 4): (a.refused, ok)}, True
     included = a.context.included if a.context is not None else []
-    scored = score_units(q.q, included, pipe.resources.scorer, a.trace["query_type"])
     counts = pipe.builder.word_counts(a.trace["rewritten_query"])
+    scored = score_units(q.q, included, pipe.resources.scorer, a.trace["query_type"], rarity(q.q, counts))
     same = True
     for ams in grid:
         text, refused = pick(scored, s.refusal_sentence, ams, counts)

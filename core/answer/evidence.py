@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.answer.clauses import asked_clauses
+from core.answer.qualified import asked_part
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.attribute import asks_attribute
@@ -70,9 +71,14 @@ class Evidence:
 
 
 def score_units(
-    question: str, entries: Sequence[LedgerEntry], scorer: SentenceScorer, query_type: str = "factual"
+    question: str,
+    entries: Sequence[LedgerEntry],
+    scorer: SentenceScorer,
+    query_type: str = "factual",
+    weights: Mapping[str, float] | None = None,
 ) -> Evidence:
-    """Every usable unit of the injected evidence, scored against the question."""
+    """Every usable unit of the injected evidence, scored against the question (weights: the
+    question's content words weighted by rarity, core/answer/refusal.py; None: counted plainly)."""
     wanted = frozenset(question_entities(question))
     own = asks_attribute(question)
     asked = parts_for(question, query_type)
@@ -93,7 +99,7 @@ def score_units(
         for i, u in enumerate(parsed[len(before) :], len(before)):
             if not _usable(u) or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
-            text, scope = _narrow(u, wanted, title_scope, seeks)
+            text, scope = _narrow(u, wanted, title_scope, seeks, question)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
             arounds.append(frozenset(title_scope.union(known[e.source], *(entities(h) for h in u.path))))
             places.append(starts[n][0] + u.position)
@@ -104,7 +110,7 @@ def score_units(
     clashes = _clashes(pool, arounds, wanted, own)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
     sims, by_part = _relevance(
-        _contexts(pool, bare, arounds, wanted), pool, bare, question, asked, wanted, scorer
+        _contexts(pool, bare, arounds, wanted), pool, bare, question, asked, wanted, scorer, weights
     )
     units = tuple(
         Scored(
@@ -135,13 +141,14 @@ def _relevance(
     asked: Sequence[str],
     wanted: frozenset[str],
     scorer: SentenceScorer,
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """Each unit's relevance to the question, and to each part it asks (read with the whole
     question, which carries the subject "… prevent it" leans on)."""
     plain = [u for u, *_ in pool]
 
     def relevance(query: str) -> np.ndarray:
-        sims = 0.75 * scorer.relevance(contexts, query) + 0.25 * _stem_overlap(contexts, query)
+        sims = 0.75 * scorer.relevance(contexts, query) + 0.25 * _stem_overlap(contexts, query, weights)
         return sims + _lookup_bonus(plain, bare, query, wanted)
 
     sims = relevance(question)
@@ -285,11 +292,12 @@ def _usable(u: Unit) -> bool:
 
 
 def _narrow(
-    u: Unit, wanted: frozenset[str], title_scope: set[str], seeks: bool = False
+    u: Unit, wanted: frozenset[str], title_scope: set[str], seeks: bool = False, question: str = ""
 ) -> tuple[str, set[str]]:
     """The unit's text as shown and its scope entities: a row whose columns are entities keeps
     only the asked columns, a sentence giving each model its value only the asked model's clauses
-    (core/answer/clauses.py); the scope is the nearest heading (or the title) that names entities.
+    (core/answer/clauses.py), a field giving a value per qualifier only the asked qualifier's
+    ("Price: … (EU) · … (UK)" asked for the UK; core/answer/qualified.py); the scope is the nearest heading (or the title) that names entities.
     A list item or short sentence right under that heading is shown with it ("Firmware 4.1.3 — …");
     so is any unit that does not name its heading's model itself when the question seeks a name
     (seeks: it asks "which …") and that model is not one the question names ("Firmware 4.2.0 — Fixed
@@ -304,7 +312,8 @@ def _narrow(
         subject = entities(u.cells[0]) if u.cells else set()
         if subject:
             return u.text, subject
-    text = (asked_clauses(u.text, wanted) if u.kind != "row" else None) or u.text
+    narrowed = None if u.kind == "row" else asked_clauses(u.text, wanted) or asked_part(u.text, question)
+    text = narrowed or u.text
     for heading in reversed(u.path):
         found = entities(heading)
         if found:
@@ -352,16 +361,27 @@ def same_fact(a: Unit, b: Unit) -> bool:
     return bool(x and y) and len(x & y) / len(x | y) >= 0.5
 
 
-def _stem_overlap(texts: Sequence[str], question: str) -> np.ndarray:
-    """Share of the question's word stems found in each text (a measure word by a value in it)."""
+def _stem_overlap(
+    texts: Sequence[str], question: str, weights: Mapping[str, float] | None = None
+) -> np.ndarray:
+    """Share of the question's word stems found in each text (a measure word by a value in it),
+    each stem weighing as its word's weight (weights: by word; a word without one, or no weights,
+    weighs 1)."""
     q = _stems(question)
     if not q:
         return np.zeros(len(texts), dtype=np.float32)
+    weight = dict.fromkeys(q, 1.0)
+    if weights:
+        top = max(weights.values())
+        weight = {k: 0.0 for k in q}
+        for w in content_words(question):
+            weight[w[:5]] = max(weight[w[:5]], weights.get(w, top))
+    total = sum(weight.values()) or 1.0
     acronyms = acronyms_of(question) & q  # "EU" asked, "European Union" written
     values = measured(question, texts)  # "wattage" met by "1700 W"
     return np.array(
         [
-            len(q & (_stems(t) | spelled_out(acronyms, t) | {w[:5] for w in v})) / len(q)
+            sum(weight[k] for k in q & (_stems(t) | spelled_out(acronyms, t) | {w[:5] for w in v})) / total
             for t, v in zip(texts, values, strict=True)
         ],
         dtype=np.float32,

@@ -18,7 +18,7 @@ from core.answer import compose
 from core.answer.absent import missing_attribute
 from core.answer.draft import Draft
 from core.answer.evidence import Evidence, Scored, same_fact, score_units
-from core.answer.refusal import WordCounts
+from core.answer.refusal import WordCounts, rarity
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
 from core.query.classify import asks_how_to
@@ -44,7 +44,11 @@ def extractive_answer(
     """The answer for the query type from the injected units, each claim followed by its (source);
     counts: the store's passage count and how many passages hold each of the question's words."""
     draft = answer_from_scored(
-        score_units(question, entries, scorer, query_type), refusal, min_score, may_refuse, counts
+        score_units(question, entries, scorer, query_type, rarity(question, counts)),
+        refusal,
+        min_score,
+        may_refuse,
+        counts,
     )
     held = sum(1 for e in entries if e.included and e.suspicious)
     if draft.refused and held:  # say why the evidence that was there could not be used

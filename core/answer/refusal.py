@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
+from core.query.entities import entity_tokens
 from core.text import content_words
 
 
@@ -82,6 +83,20 @@ def rarity_weights(n: int, counts: Mapping[str, int]) -> dict[str, float]:
     log(1 + (n − df + 0.5) / (df + 0.5)), which is never negative (at n = 1000 a word in every
     passage weighs 0.0005, one in ten passages 4.5, one in none 7.6)."""
     return {w: math.log(1 + (n - df + 0.5) / (df + 0.5)) for w, df in counts.items()}
+
+
+def rarity(query: str, counts: WordCounts | None) -> dict[str, float] | None:
+    """The query's content words weighted by how few of the store's passages hold them; the words
+    of a model name, version or code the store holds ("G5", "NC-300") weigh as much as the rarest
+    word, however many passages name it: a question naming one of the store's models is about the
+    documents ("Is the G5 waterproof?" when no passage says "waterproof")."""
+    if counts is None:
+        return None
+    n, df = counts
+    weights = rarity_weights(n, df)
+    named = {w for token in entity_tokens(query) for w in content_words(token) if df.get(w)}
+    top = max(weights.values(), default=0.0)
+    return weights | dict.fromkeys(named & weights.keys(), top)
 
 
 def _similarity_check(

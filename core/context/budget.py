@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.config import Settings
@@ -78,12 +78,16 @@ class Context:
 
 
 def in_evidence_order(
-    candidates: Sequence[Candidate], order: str, question: str, scorer: SentenceScorer
+    candidates: Sequence[Candidate],
+    order: str,
+    question: str,
+    scorer: SentenceScorer,
+    weights: Mapping[str, float] | None = None,
 ) -> list[Candidate]:
     """The candidates in the order the budget walks them: retrieval rank ("rank"), dense
     similarity ("score"), or best sentence + similarity ("relevance", core/context/rerank.py)."""
     if order == "relevance":
-        return by_relevance(candidates, question, scorer)
+        return by_relevance(candidates, question, scorer, weights)
     return list(candidates) if order == "rank" else sorted(candidates, key=lambda c: -c.score)
 
 

@@ -5,7 +5,7 @@ order (rerank.py, then focus.py)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from core.config import Settings
 from core.context.budget import BudgetParams, Context, build_context, in_evidence_order, ledger_entry
@@ -29,10 +29,12 @@ def fit_evidence(
     scorer: SentenceScorer,
     baseline: bool = False,
     query_type: str = "factual",
+    weights: Mapping[str, float] | None = None,
 ) -> Context:
     """One question's knowledge context: the candidates fenced with the question's nonce, in
     evidence order and fitted into budget (baseline: every candidate, in rank order, unbudgeted);
-    settings.packing chooses unit packing (core/context/pack.py) or the whole-chunk walk."""
+    settings.packing chooses unit packing (core/context/pack.py) or the whole-chunk walk; weights:
+    the query's content words weighted by rarity (core/answer/refusal.py), None: counted plainly."""
     fmt = KnowledgeFormat(nonce(question, [c.chunk.id for c in candidates]), settings.separator)
     if baseline:
         return build_context(candidates, query, BudgetParams(10**9, dedupe=False), fmt, counter, scorer)
@@ -43,10 +45,10 @@ def fit_evidence(
         candidates = [c for c in candidates if c not in held]
     order = walk_order(settings.evidence_order, settings.packing)
     ranked, continuing = continuations_follow(
-        about_asked_first(in_evidence_order(candidates, order, query, scorer), query)
+        about_asked_first(in_evidence_order(candidates, order, query, scorer, weights), query)
     )
     if settings.packing == "units":
-        context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing)
+        context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing, weights)
     else:
         context = build_context(ranked[: settings.top_k], query, params, fmt, counter, scorer, continuing)
     return quarantined(context, held, counter)

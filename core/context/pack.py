@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,12 +64,14 @@ def pack_context(
     counter: TiktokenCounter,
     scorer: SentenceScorer,
     continuing: frozenset[str] = frozenset(),
+    weights: Mapping[str, float] | None = None,
 ) -> Context:
-    """The question's evidence packed unit by unit into params.budget tokens, with its ledger."""
+    """The question's evidence packed unit by unit into params.budget tokens, with its ledger
+    (weights: the question's words weighted by rarity, for the units' relevance)."""
     fates: list[LedgerEntry | None] = [None] * len(candidates)
     chunks = _eligible(candidates, params, counter, fates)
     if chunks:
-        _Packer(chunks, question, query_type, params, fmt, counter, scorer, continuing).run()
+        _Packer(chunks, question, query_type, params, fmt, counter, scorer, continuing, weights).run()
     return _assemble(chunks, candidates, fates, params, fmt, counter)
 
 
@@ -108,6 +110,7 @@ class _Packer:
     counter: TiktokenCounter
     scorer: SentenceScorer
     continuing: frozenset[str]
+    weights: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         self.keys = [(k, p) for k, ch in enumerate(self.chunks) for p in range(len(ch.units))]
@@ -136,7 +139,7 @@ class _Packer:
         entries = [
             ledger_entry(ch.candidate, self.counter, Fate.KEPT, ch.candidate.chunk.text) for ch in self.chunks
         ]
-        evidence = score_units(self.question, entries, self.scorer, self.query_type)
+        evidence = score_units(self.question, entries, self.scorer, self.query_type, self.weights)
         value = np.full(len(self.keys), -np.inf, dtype=np.float32)
         steps = self.query_type == "procedural"
         for s in evidence.units:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.answer.refusal import WordCounts, overlaps, rarity_weights
+from core.answer.refusal import WordCounts, overlaps, rarity
 from core.answer.related import RELATED_SENTENCE
 from core.config import Settings
 from core.context.budget import Context
@@ -18,24 +18,9 @@ from core.context.memory import fit_history, memory_snippets
 from core.errors import ContextLensError
 from core.prompt.assemble import REPLY_PRIMING, Prompt, assemble, message_tokens
 from core.prompt.templates import Templates
-from core.query.entities import entity_tokens
 from core.resources import Models
 from core.text import content_words
 from core.types import Candidate, Turn
-
-
-def rarity(query: str, counts: WordCounts | None) -> dict[str, float] | None:
-    """The query's content words weighted by how few of the store's passages hold them; the words
-    of a model name, version or code the store holds ("G5", "NC-300") weigh as much as the rarest
-    word, however many passages name it: a question naming one of the store's models is about the
-    documents ("Is the G5 waterproof?" when no passage says "waterproof")."""
-    if counts is None:
-        return None
-    n, df = counts
-    weights = rarity_weights(n, df)
-    named = {w for token in entity_tokens(query) for w in content_words(token) if df.get(w)}
-    top = max(weights.values(), default=0.0)
-    return weights | dict.fromkeys(named & weights.keys(), top)
 
 
 @dataclass(frozen=True)
@@ -109,13 +94,14 @@ class PromptBuilder:
         wrapper = self._wrapper(question, fixed.refusal)
         room = s.prompt_limit - fixed.tokens - history_tokens - memory_tokens - wrapper
         budget = max(0, min(s.knowledge_budget, room))
+        counts = self.word_counts(query)  # the answerer weighs the question's words by them, for both setups
+        weights = None if baseline else rarity(query, counts)
         context = fit_evidence(
-            candidates, question, query, s, budget, counter, self.models.scorer, baseline, query_type
+            candidates, question, query, s, budget, counter, self.models.scorer, baseline, query_type, weights
         )
         prompt = self._assemble(question, fixed, context, memory, history_msgs)
         # the blind baseline applies no refusal rule: its overlap is recorded plain
-        counts = None if baseline else self.word_counts(query)
-        plain, weighted = overlaps(query, [e.injected_text for e in context.included], rarity(query, counts))
+        plain, weighted = overlaps(query, [e.injected_text for e in context.included], weights)
         return BuiltPrompt(
             context, prompt, snippets, history_msgs, None if baseline else budget, min(plain, weighted), plain,
             counts,

@@ -791,3 +791,37 @@ def test_a_question_about_a_model_is_not_answered_with_its_plus_variants_values(
     assert "23.8 kg" in d.text and "24.6 kg" not in d.text, d.text
     d = extractive_answer("What's the price of the C3 Plus?", sheets, scorer, REFUSAL, 0.25)
     assert "3,999" in d.text and "3,399" not in d.text, d.text
+
+
+def test_a_field_with_a_value_per_region_is_answered_with_the_asked_regions_value(
+    scorer: SentenceScorer,
+) -> None:
+    """ "Price: … (EU) · … (US) · … (UK)" asked for the UK quotes the UK price alone, cited."""
+    sheet = (
+        "# Vela C2 spec sheet\n\n## Specifications\n\n"
+        "- Weight: 21.5 kg\n- Price: €2,499 (EU, incl. VAT) · $2,699 (US) · £2,199 (UK)\n"
+    )
+    d = extractive_answer(
+        "What's the UK price of the Vela C2?", [entry("c2.md", sheet, 0.8)], scorer, REFUSAL, 0.25
+    )
+    assert "£2,199 (UK) (c2.md)" in d.text and "2,499" not in d.text and "2,699" not in d.text, d.text
+    d = extractive_answer(
+        "How much does the Vela C2 cost?", [entry("c2.md", sheet, 0.8)], scorer, REFUSAL, 0.25
+    )
+    assert "2,499" in d.text and "2,199" in d.text, d.text
+
+
+def test_the_store_word_counts_make_the_questions_rare_words_count_for_more(scorer: SentenceScorer) -> None:
+    """With the store's counts, the sentence holding the rare "located" answers; counted plainly,
+    the one holding more of the question's common words ("France", "Normans", "part") does."""
+    text = (
+        "In France, the Normans were known as part of the Frankish world and its church. "
+        "The Normans were located in the north of the kingdom."
+    )
+    entries = [entry("normans.txt", text, 0.7)]
+    question = "What part of France were the Normans located in?"
+    counts = (1000, {"part": 300, "france": 700, "normans": 800, "located": 2})
+    plain = extractive_answer(question, entries, scorer, REFUSAL, 0.25)
+    weighted = extractive_answer(question, entries, scorer, REFUSAL, 0.25, counts=counts)
+    assert plain.text.startswith("In France"), plain.text
+    assert weighted.text.startswith("The Normans were located in the north"), weighted.text

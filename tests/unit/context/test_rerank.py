@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.answer.refusal import rarity_weights
 from core.context.rerank import RANK_PRIOR, best_overlap, by_relevance
 from core.scoring import SentenceScorer
 from core.types import Candidate, Chunk
@@ -106,3 +107,18 @@ def test_unit_packing_keeps_the_retrieval_order(resources, scorer: SentenceScore
         for s in (units, ranked)
     )
     assert got.text == want.text and got.ledger == want.ledger
+
+
+def test_a_sentence_holding_the_questions_rare_word_outweighs_one_holding_its_common_words(
+    scorer: SentenceScorer,
+) -> None:
+    """Weighted by rarity, "located" (in 2 of 1000 passages) counts for more than "Normans",
+    "France" and "part", which most passages of an article about the Normans hold."""
+    question = "What part of France were the Normans located in?"
+    common = cand("a", "In France, the Normans were known as part of the Frankish world.", 0.6)
+    rare = cand("b", "The Normans were located in the north.", 0.55)
+    weights = rarity_weights(1000, {"part": 300, "france": 700, "normans": 800, "located": 2})
+    assert best_overlap(common, question, scorer) > best_overlap(rare, question, scorer)
+    assert best_overlap(rare, question, scorer, weights) > best_overlap(common, question, scorer, weights)
+    assert by_relevance([common, rare], question, scorer)[0].chunk.id == "a"
+    assert by_relevance([common, rare], question, scorer, weights)[0].chunk.id == "b"
