@@ -77,8 +77,7 @@ def score_units(
     query_type: str = "factual",
     weights: Mapping[str, float] | None = None,
 ) -> Evidence:
-    """Every usable unit of the injected evidence, scored against the question (weights: the
-    question's content words weighted by rarity, core/answer/refusal.py; None: counted plainly)."""
+    """Every usable unit of the injected evidence, scored for the question (weights: its words' rarity)."""
     wanted = frozenset(question_entities(question))
     own = asks_attribute(question)
     asked = parts_for(question, query_type)
