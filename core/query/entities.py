@@ -140,9 +140,16 @@ def conflicts(
     M1 …"), unless around (the entities of every heading above it and of its document's title)
     names the asked one; a version ("4.2.0") is a release of something, no other thing. Under a
     heading naming the asked one and a sibling, a unit that names only the sibling is the
-    sibling's."""
-    if not wanted or matches(wanted, text):
+    sibling's. A unit naming one asked thing is still another model's when it names, of another
+    asked thing's family, only a sibling ("CarePlus for Harrier H7" for the Harrier H9's CarePlus)."""
+    if not wanted:
         return set()
+    if matches(wanted, text):
+        return {
+            s
+            for s in siblings(wanted, text)
+            if not matches({w for w in wanted if family(w) == family(s)}, text)
+        }
     if matches(wanted, scope):
         # under a heading shared with a sibling ("Tempo thermostats (T1, T2)"), a unit naming the
         # sibling and not the asked one is the sibling's ("Tempo T2 -- Settings > System > Reset")

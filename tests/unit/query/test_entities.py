@@ -41,6 +41,17 @@ def test_evidence_about_a_sibling_conflicts() -> None:
     assert conflicts({"x2"}, {"armx2"}, set()) == set()  # "Arm X2" written apart
 
 
+def test_a_unit_naming_one_asked_thing_and_only_a_sibling_of_another_is_the_siblings() -> None:
+    """ "CarePlus for Harrier H7" names the asked CarePlus, but of the asked H9's family only the H7."""
+    wanted = set(question_entities("How much does CarePlus cost per year for the Harrier H9?"))
+    row = entities("CarePlus for Harrier H7 — Price per year: $79")
+    assert conflicts(wanted, row, row) == {"h7"}
+    row = entities("CarePlus for Harrier H9 — Price per year: $129")
+    assert conflicts(wanted, row, row) == set()
+    both = entities("CarePlus costs $79 for the H7 and $129 for the H9")
+    assert conflicts(wanted, set(), both) == set()  # it names the asked one too
+
+
 def test_plurals_times_and_eras_are_not_new_models() -> None:
     from core.query.entities import entities
 
