@@ -825,3 +825,20 @@ def test_the_store_word_counts_make_the_questions_rare_words_count_for_more(scor
     weighted = extractive_answer(question, entries, scorer, REFUSAL, 0.25, counts=counts)
     assert plain.text.startswith("In France"), plain.text
     assert weighted.text.startswith("The Normans were located in the north"), weighted.text
+
+
+def test_a_further_unit_naming_a_sibling_does_not_follow_an_answer_about_the_asked_model_alone(
+    scorer: SentenceScorer,
+) -> None:
+    """The D6's column of the price row answers; "At USD 249 the D3 costs under half the price of
+    the D6" names the D6 too, but would set the D3's price beside it."""
+    sheet = (
+        "# Dustwise D3 vs D6\n\n## At a glance\n\n| Feature | Dustwise D3 | Dustwise D6 |\n|---|---|---|\n"
+        "| Price (RRP) | USD 249 | USD 599 |\n| Suction power | 2,200 Pa | 4,000 Pa |\n\n"
+        "## Choose the Dustwise D3 if…\n\n- **You're on a budget.** At USD 249 the D3 costs well under half "
+        "the price of the D6.\n- **You have low furniture.** At only 7.2 cm tall, the D3 slides under sofas.\n"
+    )
+    d = extractive_answer(
+        "How much does the Dustwise D6 cost?", [entry("d6.md", sheet, 0.8)], scorer, REFUSAL, 0.25
+    )
+    assert "USD 599" in d.text and "249" not in d.text, d.text
