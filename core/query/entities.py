@@ -140,15 +140,17 @@ def conflicts(
     M1 …"), unless around (the entities of every heading above it and of its document's title)
     names the asked one; a version ("4.2.0") is a release of something, no other thing. Under a
     heading naming the asked one and a sibling, a unit that names only the sibling is the
-    sibling's. A unit naming one asked thing is still another model's when it names, of another
-    asked thing's family, only a sibling ("CarePlus for Harrier H7" for the Harrier H9's CarePlus)."""
+    sibling's. A unit naming one asked thing is still another model's when it stands under a sibling
+    of another asked thing (its scope: "CarePlus for Harrier H7", a row's subject, for the Harrier
+    H9's CarePlus) and its text names only that sibling of the family; a sibling it only mentions
+    ("rated IP67" asked "IP68?", "the BP-520 battery", "firmware 4.1.3") is a value, not its subject."""
     if not wanted:
         return set()
     if matches(wanted, text):
         return {
             s
-            for s in siblings(wanted, text)
-            if not matches({w for w in wanted if family(w) == family(s)}, text)
+            for s in siblings(wanted, scope & text)
+            if family(s) and not matches({w for w in wanted if family(w) == family(s)}, text)
         }
     if matches(wanted, scope):
         # under a heading shared with a sibling ("Tempo thermostats (T1, T2)"), a unit naming the

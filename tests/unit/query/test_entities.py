@@ -50,6 +50,9 @@ def test_a_unit_naming_one_asked_thing_and_only_a_sibling_of_another_is_the_sibl
     assert conflicts(wanted, row, row) == set()
     both = entities("CarePlus costs $79 for the H7 and $129 for the H9")
     assert conflicts(wanted, set(), both) == set()  # it names the asked one too
+    wanted = set(question_entities("Is the Harrier H9 rated IP68?"))
+    rated = entities("The Harrier H9 is rated IP67 for dust and water.")
+    assert conflicts(wanted, entities("Harrier H9"), rated) == set()  # IP67 is its value, not its subject
 
 
 def test_plurals_times_and_eras_are_not_new_models() -> None:
