@@ -141,9 +141,10 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         # ("Gripper G5 — Ingress protection: IP54" after the ArmX3's IP66) is no further answer;
         # another fact may be (the stroke of "the gripper that fits the ArmX3")
         picked = [picked[0], *(x for x in picked[1:] if not _same_fact_elsewhere(x, picked[0], ev.wanted))]
-        if not siblings(ev.wanted, _names(picked[0])):  # and about it alone: a further unit naming a
-            # sibling too would set the sibling's value beside it ("At USD 249 the D3 costs under half the D6")
-            picked = [picked[0], *(x for x in picked[1:] if not siblings(ev.wanted, entities(x.text)))]
+        if not siblings(ev.wanted, _names(picked[0])):  # and about it alone: a further unit standing
+            # under a sibling (its heading or row names one, not the asked one) would set the sibling's
+            # value beside it ("Choose the D3 if… At USD 249 the D3 costs under half the price of the D6")
+            picked = [picked[0], *(x for x in picked[1:] if not _under_sibling(x, ev.wanted))]
     if picked[0].unit.kind != "sentence":
         # a fact from a spec list or table: the other close facts, not prose that mentions them
         picked = [x for x in picked if x.score >= 0.75 * picked[0].score]
@@ -156,6 +157,11 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
 def _same_fact_elsewhere(x: Scored, best: Scored, wanted: frozenset[str]) -> bool:
     """x states best's kind of fact, standing under another entity than the asked ones."""
     return bool(x.scope) and not matches(wanted, _names(x)) and same_fact(x.unit, best.unit)
+
+
+def _under_sibling(x: Scored, wanted: frozenset[str]) -> bool:
+    """x stands under a sibling of an asked entity and not under the asked one."""
+    return bool(siblings(wanted, x.scope)) and not matches(wanted, x.scope)
 
 
 def _names(x: Scored) -> set[str]:

@@ -842,3 +842,18 @@ def test_a_further_unit_naming_a_sibling_does_not_follow_an_answer_about_the_ask
         "How much does the Dustwise D6 cost?", [entry("d6.md", sheet, 0.8)], scorer, REFUSAL, 0.25
     )
     assert "USD 599" in d.text and "249" not in d.text, d.text
+
+
+def test_a_follower_under_the_asked_models_heading_stays_though_it_names_a_sibling(
+    scorer: SentenceScorer,
+) -> None:
+    """Under the H9's own heading, "Runtime: 95 minutes, 20 minutes longer than the Harrier H7" is the
+    H9's and answers; naming the H7 as a reference does not make it the H7's."""
+    sheet = (
+        "# Harrier H9\n\n## Battery\n\n- Battery: BP-520 (1,720 mAh)\n"
+        "- Runtime: 95 minutes, 20 minutes longer than the Harrier H7\n- Charging time: 80 minutes\n"
+    )
+    d = extractive_answer(
+        "How long does the Harrier H9 battery last?", [entry("h9.md", sheet, 0.8)], scorer, REFUSAL, 0.25
+    )
+    assert "95 minutes" in d.text, d.text
