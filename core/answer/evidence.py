@@ -98,7 +98,7 @@ def score_units(
         for i, u in enumerate(parsed[len(before) :], len(before)):
             if not _usable(u) or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
-            text, scope = _narrow(u, wanted, title_scope, seeks, question)
+            text, scope = _narrow(u, wanted, title_scope, seeks, question, query_type)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
             arounds.append(frozenset(title_scope.union(known[e.source], *(entities(h) for h in u.path))))
             places.append(starts[n][0] + u.position)
@@ -291,12 +291,17 @@ def _usable(u: Unit) -> bool:
 
 
 def _narrow(
-    u: Unit, wanted: frozenset[str], title_scope: set[str], seeks: bool = False, question: str = ""
+    u: Unit,
+    wanted: frozenset[str],
+    title_scope: set[str],
+    seeks: bool = False,
+    question: str = "",
+    query_type: str = "factual",
 ) -> tuple[str, set[str]]:
     """The unit's text as shown and its scope entities: a row whose columns are entities keeps
     only the asked columns, a sentence giving each model its value only the asked model's clauses
     (core/answer/clauses.py), a field giving a value per qualifier only the asked qualifier's
-    ("Price: … (EU) · … (UK)" asked for the UK; core/answer/qualified.py); the scope is the nearest heading (or the title) that names entities.
+    ("Price: … (EU) · … (UK)" asked for the UK, unless the question compares; core/answer/qualified.py); the scope is the nearest heading (or the title) that names entities.
     A list item or short sentence right under that heading is shown with it ("Firmware 4.1.3 — …");
     so is any unit that does not name its heading's model itself when the question seeks a name
     (seeks: it asks "which …") and that model is not one the question names ("Firmware 4.2.0 — Fixed
@@ -311,7 +316,9 @@ def _narrow(
         subject = entities(u.cells[0]) if u.cells else set()
         if subject:
             return u.text, subject
-    narrowed = None if u.kind == "row" else asked_clauses(u.text, wanted) or asked_part(u.text, question)
+    narrowed = None if u.kind == "row" else asked_clauses(u.text, wanted)
+    if narrowed is None and u.kind != "row" and query_type != "comparison":  # a comparison asks for both
+        narrowed = asked_part(u.text, question)
     text = narrowed or u.text
     for heading in reversed(u.path):
         found = entities(heading)

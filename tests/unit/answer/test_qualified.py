@@ -36,6 +36,13 @@ def test_the_part_whose_qualifier_the_question_names_is_kept(text: str, question
         ("Noise level: 24 dB (Sleep) to 52 dB (Turbo)", "How loud is it in turbo?"),  # a range, not a list
         ("Ports: 2 × USB-C (front); HDMI (rear)", "What is on the rear?"),  # a part without a value
         ("Weight: 21.5 kg (size M)", "What does a size M weigh?"),  # one part
+        (
+            "Price: $99 (1 year) · $179 (2 years) · $249 (3 years)",
+            "How much is the 2-year plan?",
+        ),  # lower case
+        ("Runtime: 2 h (continuous use) · 5 h (standby)", "Can I use it while charging?"),
+        ("Noise: 40 dB (low) · 52 dB (high)", "What is the noise level at high altitude?"),
+        (PRICE, "TELL US THE PRICE"),  # all in capitals: "US" may be the pronoun
     ],
 )
 def test_a_field_stays_whole_unless_one_parts_qualifier_is_asked(text: str, question: str) -> None:
