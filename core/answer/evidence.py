@@ -301,7 +301,8 @@ def _narrow(
     """The unit's text as shown and its scope entities: a row whose columns are entities keeps
     only the asked columns, a sentence giving each model its value only the asked model's clauses
     (core/answer/clauses.py), a field giving a value per qualifier only the asked qualifier's
-    ("Price: … (EU) · … (UK)" asked for the UK, unless the question compares; core/answer/qualified.py); the scope is the nearest heading (or the title) that names entities.
+    ("Price: … (EU) · … (UK)" asked for the UK, unless the question compares;
+    core/answer/qualified.py); the scope is the nearest heading (or the title) that names entities.
     A list item or short sentence right under that heading is shown with it ("Firmware 4.1.3 — …");
     so is any unit that does not name its heading's model itself when the question seeks a name
     (seeks: it asks "which …") and that model is not one the question names ("Firmware 4.2.0 — Fixed
