@@ -27,7 +27,8 @@ TITLE_CHARS = 60
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
-    id TEXT PRIMARY KEY, title TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL,
+    touched INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS turns (
     conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
@@ -41,6 +42,9 @@ CREATE TABLE IF NOT EXISTS replays (
 );
 CREATE INDEX IF NOT EXISTS turns_by_trace ON turns(trace_id);
 """
+# Each creation and each new turn takes the next activity number, inside its write transaction: the
+# timestamps have whole seconds, so two events in one second would otherwise list in either order.
+_NEXT_TOUCH = "(SELECT COALESCE(MAX(touched), 0) + 1 FROM conversations)"
 
 
 class ConversationError(ContextLensError):
@@ -93,6 +97,9 @@ class ConversationStore:
             with self._connect() as db:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(conversations)")}
+                if "touched" not in columns:  # a file written before the activity counter
+                    db.execute("ALTER TABLE conversations ADD COLUMN touched INTEGER NOT NULL DEFAULT 0")
         except (OSError, sqlite3.Error) as e:
             raise ConversationError(f"Cannot open the conversations file {path}: {e}") from None
 
@@ -133,7 +140,11 @@ class ConversationStore:
     def create(self, title: str = "New conversation") -> Conversation:
         cid, now = uuid.uuid4().hex[:12], now_iso()
         with self._write() as db:
-            db.execute("INSERT INTO conversations VALUES (?, ?, ?, ?)", (cid, title_of(title), now, now))
+            db.execute(
+                "INSERT INTO conversations (id, title, created, updated, touched) VALUES (?, ?, ?, ?, "
+                f"{_NEXT_TOUCH})",
+                (cid, title_of(title), now, now),
+            )
         return Conversation(cid, title_of(title), now, now, 0)
 
     def get(self, conversation_id: str) -> Conversation | None:
@@ -150,7 +161,7 @@ class ConversationStore:
         rows = self._read(
             "SELECT c.id, c.title, c.created, c.updated, "
             "(SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id) "
-            "FROM conversations c ORDER BY c.updated DESC, c.created DESC LIMIT ?",
+            "FROM conversations c ORDER BY c.touched DESC, c.updated DESC, c.created DESC LIMIT ?",
             (limit,),
         )
         return [Conversation(*r) for r in rows]
@@ -180,7 +191,10 @@ class ConversationStore:
             db.execute(
                 "INSERT INTO turns VALUES (?, ?, ?, ?)", (conversation_id, n, str(record.get("id", "")), data)
             )
-            db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now_iso(), conversation_id))
+            db.execute(
+                f"UPDATE conversations SET updated = ?, touched = {_NEXT_TOUCH} WHERE id = ?",
+                (now_iso(), conversation_id),
+            )
         return int(n)
 
     def turns(self, conversation_id: str) -> list[dict[str, Any]]:

@@ -54,6 +54,36 @@ def test_list_rename_delete(tmp_path: Path) -> None:
         store.add_turn(first.id, _trace(2))
 
 
+def test_the_last_active_is_listed_first_within_one_second(tmp_path: Path, monkeypatch) -> None:
+    """Timestamps have whole seconds: the order follows the events, not the clock."""
+    monkeypatch.setattr("core.conversations.now_iso", lambda: "2026-11-27T05:00:00+00:00")
+    store = ConversationStore(tmp_path / "c.sqlite3")
+    first, second, third = store.create("first"), store.create("second"), store.create("third")
+    assert [c.id for c in store.recent()] == [third.id, second.id, first.id]
+    store.add_turn(first.id, _trace(1))
+    store.add_turn(second.id, _trace(2))
+    assert [c.id for c in store.recent()] == [second.id, first.id, third.id]
+
+
+def test_a_file_written_before_the_activity_counter_opens_and_orders(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE conversations (id TEXT PRIMARY KEY, title TEXT NOT NULL, "
+            "created TEXT NOT NULL, updated TEXT NOT NULL)"
+        )
+        db.execute(
+            "INSERT INTO conversations VALUES ('old', 'old', '2026-11-01T00:00:00+00:00', "
+            "'2026-11-01T00:00:00+00:00')"
+        )
+    store = ConversationStore(path)
+    assert store.get("old").title == "old"
+    new = store.create("new")
+    assert [c.id for c in store.recent()] == [new.id, "old"]
+    store.add_turn("old", _trace(1))
+    assert [c.id for c in store.recent()] == ["old", new.id]
+
+
 def test_conversations_with_the_same_title_are_told_apart_by_time() -> None:
     a = Conversation("a", "How do I calibrate?", "2026-11-25T09:00:00Z", "2026-11-25T09:05:31Z", 2)
     b = Conversation("b", "How do I calibrate?", "2026-11-25T10:00:00Z", "2026-11-25T10:01:02Z", 1)
