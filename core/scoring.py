@@ -75,6 +75,8 @@ class SentenceScorer:
         # a question's static vector and content words (the budget ranks several chunks' sentences for it)
         self._question = functools.lru_cache(maxsize=256)(self._question_parts)
         self._kind: Callable[[str], AnswerType | None] = functools.lru_cache(maxsize=256)(expected_type)
+        # the question's stems weighted (the evidence order asks it once per candidate)
+        self._weights = functools.lru_cache(maxsize=256)(lambda q, items: stem_weights(q, dict(items)))
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
@@ -172,7 +174,7 @@ class SentenceScorer:
         _, q, alternatives, acronyms = self._question(question)
         if not q:
             return np.zeros(len(sentences), dtype=np.float32)
-        weight = stem_weights(question, weights) if weights else None
+        weight = self._weights(question, tuple(sorted(weights.items()))) if weights else None
         total = sum(weight.get(s, 0.0) for s in q) if weight else 0.0
         if total <= 0:
             weight, total = None, float(len(q))

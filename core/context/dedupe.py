@@ -65,7 +65,11 @@ class Deduper:
         for k in self._kept:
             if vec is not None and k.vector is not None and float(vec @ k.vector) >= self.cosine_min:
                 return k.id
-            if jaccard(self._word_set(c), k.words) >= self.jaccard_min:
+            words = self._word_set(c)
+            # |a ∩ b| / |a ∪ b| ≤ min(|a|, |b|) / max(|a|, |b|): sizes too far apart cannot reach it
+            if min(len(words), len(k.words)) < self.jaccard_min * max(len(words), len(k.words)):
+                continue
+            if jaccard(words, k.words) >= self.jaccard_min:
                 return k.id
         same = self._by_source.get(c.chunk.source)
         if same:

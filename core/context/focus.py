@@ -68,14 +68,15 @@ def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Ca
     ]
 
 
-_LAST_STEP = re.compile(r"(?:^|\n)(\d{1,3})[.)] [^\n]*\s*$")
+_STEP = re.compile(r"(\d{1,3})[.)] ")
 _FIRST_STEP = re.compile(r"^(?:#{1,6} [^\n]*\n+|\|[^\n]*\n)?(\d{1,3})[.)] ")
 
 
 def _continuation(c: Candidate, out: Sequence[Candidate]) -> Candidate | None:
     """The candidate that goes on with the numbered list c ends with (same document, the next
     chunk, starting at most one step further), if any."""
-    end = _LAST_STEP.search(c.chunk.text)
+    text = c.chunk.text
+    end = _STEP.match(text, text.rstrip().rfind("\n") + 1)  # its last line that is not blank
     index = c.chunk.metadata.get("chunk_index")
     if end is None or index is None:
         return None
