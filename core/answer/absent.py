@@ -36,13 +36,19 @@ FRAMING = frozenset(
     "model product unit units work works know tell give gives given actual nominal overall top under "
     "over per last lasts single support supports handle handles achieve achieves able capable full "
     "put puts out one my want wants compared compare comparison versus vs than "
+    "offer offers provide provides measure measures "
     # and the nouns that stand for any value ("the warranty period", "the number of …")
     "period duration amount number value level figure spec specs specification details".split()
 )
-# a yes/no question whose verb names having a thing ("Does the ArmX3 have a battery?") is read;
-# any other yes/no question's words may paraphrase the attribute
+# a yes/no question whose verb names having a thing ("Does the ArmX3 have a battery?", "Does the T1
+# support geofencing?", "… measure humidity?") is read; any other yes/no question's words may
+# paraphrase the attribute
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|should)\b", re.I)
-_HAVING = re.compile(r"\b(?:have|has|include|includes|come with|comes with|ship with|ships with)\b", re.I)
+_HAVING = re.compile(
+    r"\b(?:have|has|include|includes|come with|comes with|ship with|ships with|support|supports|offer|offers"
+    r"|provide|provides|measure|measures)\b",
+    re.I,
+)
 HELD = 0.5  # the share of the attribute words' rarity the evidence must hold
 # an attribute a value's unit names without its word ("Battery: 3,850 mAh" states a capacity, "Camera:
 # 12 MP" a resolution): only units that measure one thing (a "mm" could be a reach or a diameter)

@@ -629,6 +629,26 @@ def test_a_value_the_asked_models_evidence_never_mentions_is_refused(scorer: Sen
     assert "mentions" not in d.reason
 
 
+def test_a_yes_no_question_asking_for_a_feature_the_models_evidence_never_mentions_is_refused(
+    scorer: SentenceScorer,
+) -> None:
+    """ "Does the K5 support geofencing?" asks whether it has a feature, as "have" does: when no
+    passage about the K5 mentions it (another drone's page does), the K5's flight time is no answer."""
+    k5 = [entry("drones/k5.md", K5, 0.7)]
+    counts = (40, {**COUNTS[1], "geofencing": 2, "humidity": 1, "rtk": 1})
+    for question, missing in (
+        ("Does the Kestrel K5 support geofencing?", "geofencing"),
+        ("Does the Kestrel K5 measure humidity?", "humidity"),
+        ("Does the Kestrel K5 offer RTK positioning?", "RTK"),
+    ):
+        d = extractive_answer(question, k5, scorer, REFUSAL, 0.25, counts=counts)
+        assert d.refused and f"“{missing}”" in d.reason, (question, d.reason)
+    # a feature its evidence names is answered
+    d = extractive_answer("Does the Kestrel K5 support a top speed of 50 km/h?", k5, scorer, REFUSAL, 0.25,
+                          counts=(40, {**counts[1], "speed": 3, "top": 4}))  # fmt: skip
+    assert not d.refused and "54 km/h" in d.text
+
+
 SHEET = """## SPECIFICATIONS
 
 - Charge time: 45 minutes
