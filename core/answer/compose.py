@@ -8,6 +8,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from core.answer import difference
 from core.answer.citations import cite
 from core.answer.evidence import Scored, fact_key
 from core.context.dedupe import jaccard, word_set
@@ -277,13 +278,16 @@ def comparison(
     asked = question.lower().replace("-", "")
     lines, labels = [], []
     # in the order the question names them ("the ArmX2 or the ArmX3": the ArmX2 first)
-    for name, pairs in sorted(values.items(), key=lambda kv: _first_mention(asked, kv[0])):
+    ordered = sorted(values.items(), key=lambda kv: _first_mention(asked, kv[0]))
+    for name, pairs in ordered:
         # each run of values from one source ends with its citation
         runs = [
             (label, [v for v, _ in group]) for label, group in itertools.groupby(pairs, key=lambda p: p[1])
         ]
         lines.append(f"- **{name}**: " + " ".join(cite(_joined(texts), label) for label, texts in runs))
         labels.extend(lab for _, lab in pairs)
+    # "How much more suction …?": two single values' difference, computed (core/answer/difference.py)
+    lines.extend(x for x in (difference.bullet(question, ordered),) if x)
     return "\n".join(lines), tuple(dict.fromkeys(labels))
 
 

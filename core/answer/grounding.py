@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from core.answer import difference
 from core.answer.citations import cited_labels, strip_citations
 from core.answer.compose import POINTER, title_of
 from core.answer.evidence import Scored, score_units
@@ -104,6 +105,16 @@ def _check(
     shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
     text = strip_citations(shown) or shown
     cites = tuple(cited_labels(s))
+    cited_ok = bool(cites) and all(c in labels for c in cites)
+    uncited = "" if cited_ok else "missing citation" if not cites else "cites a chunk that was not injected"
+    leads = texts[len(evidence) :]
+    pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads])
+    computed = difference.verify(text, pool)
+    if computed is not None:  # a difference the answer computed: its inputs and its arithmetic
+        return SentenceCheck(
+            shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),
+            computed, uncited if computed else "a computed difference that the evidence does not give",
+        )  # fmt: skip
     support, best = _best_support(text, texts, scorer, shortlist)
     unit = evidence[best] if best is not None and best < len(evidence) else None  # a lead-in: no unit
     match = texts[best] if best is not None else ""
@@ -112,10 +123,7 @@ def _check(
             wanted, set(unit.scope) if unit else set(), entities(text), unit.around if unit else (), own=own
         )
     )
-    leads = texts[len(evidence) :]
-    pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads]).replace(",", "")
-    numbers_ok = all(n in pool for n in _NUMBER.findall(text.replace(",", "")))
-    cited_ok = bool(cites) and all(c in labels for c in cites)
+    numbers_ok = all(n in pool.replace(",", "") for n in _NUMBER.findall(text.replace(",", "")))
     problem = ""
     if support < min_support:
         problem = "unsupported by the injected context"
@@ -123,8 +131,8 @@ def _check(
         problem = f"about {', '.join(about)}; the question asks about {', '.join(sorted(wanted))}"
     elif not numbers_ok:
         problem = "a number in it is not in the evidence that supports it"
-    elif not cited_ok:
-        problem = "missing citation" if not cites else "cites a chunk that was not injected"
+    else:
+        problem = uncited
     return SentenceCheck(
         shown, round(support, 4), match, cites, support >= min_support, cited_ok,
         tuple(about), numbers_ok, problem,

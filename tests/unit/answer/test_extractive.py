@@ -243,6 +243,23 @@ def test_comparative_adjective_finds_its_attribute(scorer: SentenceScorer) -> No
     assert text.index("**K7**") < text.index("**K5**")
 
 
+def test_how_much_more_gets_both_values_and_their_difference_which_grounding_checks(
+    scorer: SentenceScorer,
+) -> None:
+    question = "How much heavier is the K7 than the K5?"
+    d = extractive_answer(question, EVIDENCE, scorer, REFUSAL, 0.25, "comparison")
+    assert "1.9 kg" in d.text and "2.6 kg" in d.text
+    assert d.text.splitlines()[-1] == "- **Difference**: 0.7 kg (K7 2.6 kg − K5 1.9 kg) (drones/k7.md)."
+    g = check(d.text, EVIDENCE, scorer, question)
+    assert (
+        g is not None
+        and g.sentences[-1].ok
+        and g.sentences[-1].best_match == "computed from the compared values"
+    )
+    # which one is heavier asks for no amount
+    assert "Difference" not in ask("Which is heavier, the K5 or the K7?", "comparison", scorer)
+
+
 def test_analytical_answer_draws_on_two_sources(scorer: SentenceScorer) -> None:
     d = extractive_answer(
         "Why would a survey team choose the K7 over the K5?", EVIDENCE, scorer, REFUSAL, 0.25, "analytical"
