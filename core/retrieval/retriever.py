@@ -19,6 +19,7 @@ from core.embed import Embedder
 from core.embed.query import QueryEncoder
 from core.index import Index
 from core.index.vectors import StoredVector
+from core.query.expand import lexical_query
 from core.retrieval.fusion import rrf
 from core.types import Candidate
 
@@ -65,7 +66,9 @@ class Retriever:
             # the lexical search (in memory, a few ms at 100k) runs on the other core while the
             # query is embedded (ONNX Runtime releases the GIL). Only the records of the ids fusion
             # keeps are read afterwards, from the local copies (core/index/records.py)
-            pending = self._lexical_pool().submit(self.index.search_lexical, question, _lexical_k(mode, k))
+            # …for the question's words and the attribute words they ask for ("heavier": "weight")
+            words = lexical_query(question)
+            pending = self._lexical_pool().submit(self.index.search_lexical, words, _lexical_k(mode, k))
         q = self.embed_query(question) if query_vector is None else query_vector
         if pending is None:
             found = _candidates(self.index.query(q, k), q)[:k]

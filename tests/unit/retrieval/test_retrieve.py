@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from core.config import Settings
+from core.query.expand import lexical_query
 from core.resources import Models as Resources
 from core.retrieval.fusion import rrf
 from core.retrieval.retriever import Retriever
@@ -88,6 +89,26 @@ def test_lexical_mode_finds_exact_codes(retriever: Retriever) -> None:
     top = retriever.search("E-508", 3, mode="lexical")
     assert top and all("E-508" in c.chunk.text for c in top)
     assert all(c.lexical_rank is not None and c.dense_rank is None for c in top)
+
+
+def test_a_comparative_finds_the_attribute_the_documents_name() -> None:
+    assert (
+        lexical_query("Which is heavier, the K5 or the K7?") == "Which is heavier, the K5 or the K7? weight"
+    )
+    assert lexical_query("How much more expensive and bigger is it?").endswith("price size")
+    # words the documents use themselves, or that ask for one of two things, are left as written
+    for question in ("Which CH-6A fast charger fits?", "How much does it cost?", "Which lasts longer?"):
+        assert lexical_query(question) == question
+
+
+def test_the_lexical_search_finds_the_weight_row_for_how_heavy(retriever: Retriever) -> None:
+    """No passage says "heavy" or "heavier": the ArmX3's weight rows are found by "weight"."""
+    top = retriever.search("How heavy is the ArmX3?", 3, mode="lexical")
+    assert any("ArmX3" in c.chunk.text and "weight" in c.chunk.text.lower() for c in top), [
+        c.chunk.source for c in top
+    ]
+    top = retriever.search("Which is heavier, the ArmX2 or the ArmX3?", 3, mode="lexical")
+    assert "weight" in top[0].chunk.text.lower()
 
 
 def test_scores_are_cosine_similarities(retriever: Retriever, resources: Resources) -> None:

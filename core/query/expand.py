@@ -1,0 +1,29 @@
+"""The lexical search's query: the question, plus the word a spec sheet uses for what it asks.
+
+"How much heavier is the E7 than the E5?" asks for a weight, which the documents write as "Weight:
+11.2 kg": no passage says "heavier", so BM25 finds the E7's page by its name alone and not the row
+that answers. The question's own words are kept and the attribute's word is added for a
+comparative ("heavier" → "weight", "cheaper" or "more expensive" → "price", "bigger" → "size") or an
+adjective a spec sheet writes as a noun ("heavy", "tall", "wide", "deep"), from core.text.ATTRIBUTE_OF.
+Other words of that map are left alone: "longer" may ask for a duration or a length, "newer" for a
+date or a version; "fast", "fly" and "cost" are often the documents' own words (a "fast charger",
+"Fly app", "component cost"), and an added "price" then finds every price the store lists. The
+dense search reads the question as written.
+"""
+
+from __future__ import annotations
+
+from core.text import ATTRIBUTE_OF, WORD
+
+_EXPANDED = frozenset(
+    "lighter heavier faster slower quicker cheaper pricier costlier expensive bigger larger smaller "
+    "heavy weigh weighs tall wide deep".split()
+)
+
+
+def lexical_query(question: str) -> str:
+    """The question with the attribute words its words ask for appended (itself when none)."""
+    asked = dict.fromkeys(
+        ATTRIBUTE_OF[w] for w in WORD.findall(question.lower()) if w in _EXPANDED and w in ATTRIBUTE_OF
+    )
+    return f"{question} {' '.join(asked)}" if asked else question
