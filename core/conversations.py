@@ -87,6 +87,16 @@ def list_labels(convs: Sequence[Conversation]) -> dict[str, str]:
     return out
 
 
+def _add_touched(db: sqlite3.Connection) -> None:
+    """Add the activity counter to an older file (another process opening it at the same moment
+    may have added it first)."""
+    try:
+        db.execute("ALTER TABLE conversations ADD COLUMN touched INTEGER NOT NULL DEFAULT 0")
+    except sqlite3.OperationalError as e:
+        if "duplicate column" not in str(e):
+            raise
+
+
 class ConversationStore:
     """Conversations, their turns and replays in one SQLite file (see the module docstring)."""
 
@@ -99,7 +109,7 @@ class ConversationStore:
                 db.executescript(_SCHEMA)
                 columns = {row[1] for row in db.execute("PRAGMA table_info(conversations)")}
                 if "touched" not in columns:  # a file written before the activity counter
-                    db.execute("ALTER TABLE conversations ADD COLUMN touched INTEGER NOT NULL DEFAULT 0")
+                    _add_touched(db)
         except (OSError, sqlite3.Error) as e:
             raise ConversationError(f"Cannot open the conversations file {path}: {e}") from None
 

@@ -36,7 +36,6 @@ FRAMING = frozenset(
     "model product unit units work works know tell give gives given actual nominal overall top under "
     "over per last lasts single support supports handle handles achieve achieves able capable full "
     "put puts out one my want wants compared compare comparison versus vs than "
-    "offer offers provide provides measure measures "
     # and the nouns that stand for any value ("the warranty period", "the number of …")
     "period duration amount number value level figure spec specs specification details".split()
 )
@@ -44,6 +43,7 @@ FRAMING = frozenset(
 # support geofencing?", "… measure humidity?") is read; any other yes/no question's words may
 # paraphrase the attribute
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|should)\b", re.I)
+_HAVING_VERBS = frozenset("offer offers provide provides measure measures".split())
 _HAVING = re.compile(
     r"\b(?:have|has|include|includes|come with|comes with|ship with|ships with|support|supports|offer|offers"
     r"|provide|provides|measure|measures)\b",
@@ -88,10 +88,13 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
         for w, (p, k) in asked.items()
         if k == 1 and not df.get(w, 0) and not any(p.search(x.text) for x in usable)
     }
+    # the verb of "Does the T1 support geofencing?" frames its object ("What safety measures does
+    # the ArmX3 have?" asks for "measures")
+    verbs = _HAVING_VERBS if _YES_NO.search(ev.question) else frozenset()
     words = [
         w
         for w in content_words(ev.question)
-        if w not in named | FRAMING
+        if w not in named | FRAMING | verbs
         and (df.get(w, 0) > 0 or w in acronyms or w in measures)
         and not any(c.isdigit() for c in w)
     ]

@@ -2,11 +2,15 @@
 
 "How much more suction does the D6 have than the D3?" asks for a number no passage states: the
 answer gives each side's value (core/answer/compose.py) and then the difference, written so a
-reader sees how it was reached: "Difference: 1,800 Pa (Dustwise D6 4,000 Pa − Dustwise D3 2,200 Pa)".
-It is written only when the question asks how much more or less (or by how much, or the difference
-in something) and each side states exactly one quantity, in the same unit or currency; no unit is
-converted. The grounding check (core/answer/grounding.py) does not take such a line on trust: it
-reads both quantities back, finds them in the evidence and redoes the subtraction (verify).
+reader sees how it was reached: "Difference: 1,800 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200
+Pa)". It is written only when the question asks how much more or less, by how much, or the
+difference in something, and each side's value text holds exactly one number: a quantity with a
+unit or a currency, not negative, not a range, a size "30 × 20 cm" or a date. Both must be in the
+same unit or currency, at the same rate ("$8/month" is no "$79/year") and with the same bracketed
+qualifier ("$1,199 (US)" is no "$1,599 (AU)"); no unit is converted. The grounding check
+(core/answer/grounding.py) does not take such a line on trust (verify): it reads both quantities
+back, finds each in the evidence and, with its name, in another sentence of the answer, and redoes
+the subtraction to the written precision.
 """
 
 from __future__ import annotations
@@ -14,77 +18,102 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+
+from core.text import STOP_WORDS
 
 _COMPARATIVE = (
-    "more|less|fewer|longer|shorter|heavier|lighter|bigger|smaller|larger|cheaper|dearer|faster|"
-    "slower|higher|lower|quieter|louder|further|farther|wider|narrower|taller|stronger|weaker"
+    "longer|shorter|heavier|lighter|bigger|smaller|larger|cheaper|dearer|faster|slower|higher|lower|"
+    "quieter|louder|further|farther|wider|narrower|taller|stronger|weaker"
 )
 ASKS = re.compile(
-    rf"\bhow\s+(?:much|many)\s+(?:[\w-]+\s+){{0,3}}?(?:{_COMPARATIVE})\b"
-    r"|\bby\s+how\s+(?:much|many)\b|\b(?:the\s+)?difference\s+in\b",
+    rf"\bhow\s+(?:much\s+(?:more|less|{_COMPARATIVE})|many\s+(?:more|fewer|less))\b"
+    r"|\bby\s+how\s+(?:much|many)\b|\bdifference\s+in\b",
     re.I,
 )
-# a quantity: a currency sign or code, a number (thousands grouped by commas), and a unit word or sign
+# every number of a text (digits glued to letters, "D6", "v2", are a name's, not a number)
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d(?:[\d,.]*\d)?")
+_CURRENCY = r"(?:(?P<sign>[$€£¥])|\b(?P<code>USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)"
 _QUANTITY = re.compile(
-    r"(?:(?P<sign>[$€£¥])|\b(?P<code>USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)?"
-    r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(?P<unit>%|°\s?[CF]\b|[A-Za-zµΩ]+(?:/[A-Za-z]+)?))?"
+    rf"{_CURRENCY}?(?<![A-Za-z0-9.,])(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,.]*\d)"
+    r"(?:\s?(?!(?:per|an?|each)\b)(?P<unit>%|°\s?[CF]\b|[A-Za-zµΩ]+))?"
+    r"(?:\s*(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)(?P<rate>[A-Za-z]+))?"
+    r"(?:\s*\((?P<qualifier>[^()]*)\))?"
 )
+_NEGATIVE = re.compile(r"[-−]$|\bminus\s+$", re.I)  # "-20 °C" (a dash after a space is a separator)
+_DOT_GROUPED = re.compile(r"^\d{1,3}(?:\.\d{3})+$")  # "2.499": a thousand, or a fraction?
 LABEL = "Difference"
-_LINE = re.compile(rf"^{LABEL}: (?P<result>.+?) \((?P<a>.+?) − (?P<b>.+?)\)\W*$")
+_LINE = re.compile(rf"^{LABEL}: (?P<result>.+?) \((?P<a>.+?): (?P<qa>.+?) − (?P<b>.+?): (?P<qb>.+?)\)\W*$")
 
 
 @dataclass(frozen=True)
 class Quantity:
     text: str  # as written: "2,200 Pa", "$79", "USD 599"
-    value: float
+    value: Decimal
     decimals: int
     grouped: bool  # written with thousands commas
-    before: str  # the currency sign or code before the number ("" for none)
-    unit: str  # the unit after it ("" for none)
+    before: str  # the currency sign or code ("" for none)
+    unit: str  # the unit after the number ("" for none)
+    rate: str = ""  # "month" of "$8/month", "$8 per month"
+    qualifier: str = ""  # "US" of "$1,199 (US)"
+
+    @property
+    def kind(self) -> tuple[str, str, str, str]:
+        """What must match for two quantities to be subtracted."""
+        return self.before, self.unit, self.rate.lower(), self.qualifier.strip().lower()
 
 
-def quantities(text: str) -> list[Quantity]:
-    """The quantities a text states: numbers with a currency or a unit (a bare number is none)."""
-    out = []
-    for m in _QUANTITY.finditer(text):
-        before = m.group("sign") or m.group("code") or ""
-        unit = "" if before else (m.group("unit") or "").replace(" ", "")  # "$79 per year": $
-        if not before and not unit:
-            continue
-        num = m.group("num")
-        decimals = len(num.split(".")[1]) if "." in num else 0
-        text = m.group() if unit else m.group()[: m.end("num") - m.start()]
-        out.append(Quantity(text.strip(), float(num.replace(",", "")), decimals, "," in num, before, unit))
-    return out
+def _quantity(m: re.Match[str], text: str) -> Quantity | None:
+    before = m.group("sign") or m.group("code") or ""
+    unit = "" if before else (m.group("unit") or "").replace(" ", "")
+    unit = "" if unit.lower() in STOP_WORDS else unit  # "Step 3 of the guide": no unit
+    num = m.group("num")
+    if (not before and not unit) or _DOT_GROUPED.match(num) or _NEGATIVE.search(text[: m.start()]):
+        return None
+    shown = m.group()[: (m.end("unit") if unit else m.end("num")) - m.start()].strip()
+    decimals = len(num.split(".")[1]) if "." in num else 0
+    rate, qualifier = m.group("rate") or "", m.group("qualifier") or ""
+    return Quantity(shown, Decimal(num.replace(",", "")), decimals, "," in num, before, unit, rate, qualifier)
 
 
-def _written(value: float, like: Sequence[Quantity]) -> str:
+def sole_quantity(text: str) -> Quantity | None:
+    """The one quantity a text states, when it holds exactly one number and that number is a
+    quantity (None for two numbers, a bare number, a negative or dot-grouped one)."""
+    if len(_NUMBER.findall(text)) != 1:
+        return None
+    m = _QUANTITY.search(text)
+    return _quantity(m, text) if m else None
+
+
+def _written(value: Decimal, like: Sequence[Quantity]) -> str:
     decimals = max(q.decimals for q in like)
     number = f"{value:,.{decimals}f}" if any(q.grouped for q in like) else f"{value:.{decimals}f}"
     q = like[0]
+    per = f" per {q.rate}" if q.rate else ""
     if q.before:
-        return f"{q.before}{' ' if q.before.isalpha() else ''}{number}{' ' + q.unit if q.unit else ''}"
-    return f"{number}{'' if q.unit in ('%',) or q.unit.startswith('°') else ' '}{q.unit}"
+        return f"{q.before}{' ' if q.before.isalpha() else ''}{number}{per}"
+    unit = (
+        q.unit[:-1]
+        if value == 1 and q.unit.islower() and len(q.unit) > 2 and q.unit.endswith("s")
+        else q.unit
+    )
+    return f"{number}{'' if unit == '%' or unit.startswith('°') else ' '}{unit}{per}"
 
 
 def line(question: str, sides: Sequence[tuple[str, str]]) -> str:
     """The difference line for two (name, value text) sides, larger first ("" when the question
-    asks for no difference, there are not two sides, or they do not state one quantity each in
-    one unit)."""
+    asks for no difference, there are not two sides, or they do not state one quantity each of
+    one kind)."""
     if len(sides) != 2 or not ASKS.search(question):
         return ""
-    found = [quantities(text) for _, text in sides]
-    if any(len(qs) != 1 for qs in found):
-        return ""
-    (a,), (b,) = found
-    if (a.before, a.unit) != (b.before, b.unit):
+    a, b = (sole_quantity(text) for _, text in sides)
+    if a is None or b is None or a.kind != b.kind:
         return ""
     (big_name, big), (small_name, small) = sorted(
         zip((name for name, _ in sides), (a, b), strict=True), key=lambda p: -p[1].value
     )
     result = _written(big.value - small.value, [big, small])
-    return f"{LABEL}: {result} ({big_name} {big.text} − {small_name} {small.text})"
+    return f"{LABEL}: {result} ({big_name}: {big.text} − {small_name}: {small.text})"
 
 
 def bullet(question: str, sides: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> str:
@@ -100,15 +129,30 @@ def bullet(question: str, sides: Sequence[tuple[str, Sequence[tuple[str, str]]]]
     return f"- **{LABEL}**:{computed[len(LABEL) + 1 :]} {sources}."
 
 
-def verify(text: str, evidence: str) -> bool | None:
-    """Whether a difference line holds: both quantities are in the evidence and the result is
-    their difference (None: text is not a difference line)."""
+def _stated(q: Quantity, text: str) -> bool:
+    """text states q: a quantity of the same value and kind."""
+    found = (_quantity(m, text) for m in _QUANTITY.finditer(text))
+    return any(x is not None and (x.value, x.before, x.unit) == (q.value, q.before, q.unit) for x in found)
+
+
+def verify(text: str, evidence: str, answer: Sequence[str] = ()) -> bool | None:
+    """Whether a difference line holds (None: text is not one): both inputs are of one kind, the
+    evidence states each, another sentence of the answer states each with its name (so the pairing
+    of name and value is the one the grounded bullets give), and the result is the larger less the
+    smaller, written to the inputs' precision."""
     m = _LINE.match(text.strip())
     if m is None:
         return None
-    result, a, b = (quantities(m.group(k)) for k in ("result", "a", "b"))
-    if not (result and a and b):
+    result, a, b = (sole_quantity(m.group(k)) for k in ("result", "qa", "qb"))
+    if result is None or a is None or b is None or a.kind != b.kind or result.kind[:2] != a.kind[:2]:
         return False
-    pool = evidence.replace(",", "")
-    stated = all(f"{q.value:.{q.decimals}f}" in pool for q in (a[-1], b[-1]))
-    return stated and abs(a[-1].value - b[-1].value - result[0].value) < 10 ** -(result[0].decimals + 1) * 5
+    if (
+        a.value < b.value
+        or result.decimals != max(a.decimals, b.decimals)
+        or result.value != a.value - b.value
+    ):
+        return False
+    named = [(m.group("a"), a), (m.group("b"), b)]
+    return all(_stated(q, evidence) for _, q in named) and all(
+        any(name in s and _stated(q, s) for s in answer if s.strip() != text.strip()) for name, q in named
+    )

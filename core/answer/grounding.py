@@ -91,8 +91,10 @@ def check(
     leads = list(dict.fromkeys(x.lead for x in evidence if x.lead and not x.conflict))
     texts = [x.unit.text if x.unit.kind == "item" else x.text for x in evidence] + leads
     own = bool(scored and scored.own)  # it asks for an attribute of what it names
+    read = [strip_markup(_MARKER.sub("", s)) for s in sentences]  # as a reader reads them
     checks = [
-        _check(s, evidence, texts, labels, wanted, own, scorer, min_support, shortlist) for s in sentences
+        _check(s, evidence, texts, labels, wanted, own, scorer, min_support, shortlist, read)
+        for s in sentences
     ]
     good = sum(1 for c in checks if c.ok)
     return Grounding(tuple(checks), good / len(checks))
@@ -100,7 +102,7 @@ def check(
 
 def _check(
     s: str, evidence: list[Scored], texts: list[str], labels: set[str], wanted: set[str], own: bool,
-    scorer: SentenceScorer, min_support: float, shortlist: int,
+    scorer: SentenceScorer, min_support: float, shortlist: int, answer: Sequence[str] = (),
 ) -> SentenceCheck:  # fmt: skip
     shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
     text = strip_citations(shown) or shown
@@ -109,8 +111,10 @@ def _check(
     uncited = "" if cited_ok else "missing citation" if not cites else "cites a chunk that was not injected"
     leads = texts[len(evidence) :]
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads])
-    computed = difference.verify(text, pool)
-    if computed is not None:  # a difference the answer computed: its inputs and its arithmetic
+    # a difference the answer computed: its inputs in the evidence and, with their names, in the
+    # answer's other (checked) sentences, and its arithmetic
+    computed = difference.verify(text, pool, [strip_citations(x) or x for x in answer])
+    if computed is not None:
         return SentenceCheck(
             shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),
             computed, uncited if computed else "a computed difference that the evidence does not give",

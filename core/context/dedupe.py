@@ -67,7 +67,9 @@ class Deduper:
                 return k.id
             words = self._word_set(c)
             # |a ∩ b| / |a ∪ b| ≤ min(|a|, |b|) / max(|a|, |b|): sizes too far apart cannot reach it
-            if min(len(words), len(k.words)) < self.jaccard_min * max(len(words), len(k.words)):
+            # (compared as a quotient, as jaccard's is: rounding keeps the order of two quotients)
+            larger = max(len(words), len(k.words))
+            if larger and min(len(words), len(k.words)) / larger < self.jaccard_min:
                 continue
             if jaccard(words, k.words) >= self.jaccard_min:
                 return k.id

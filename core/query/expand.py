@@ -13,8 +13,12 @@ dense search reads the question as written.
 
 from __future__ import annotations
 
-from core.text import ATTRIBUTE_OF, WORD
+import re
 
+from core.text import ATTRIBUTE_OF
+
+# a hyphenated word is one word: "heavy-duty", "company-wide", "wide-angle" ask for no weight or width
+_WORDS = re.compile(r"\w+(?:-\w+)*")
 _EXPANDED = frozenset(
     "lighter heavier faster slower quicker cheaper pricier costlier expensive bigger larger smaller "
     "heavy weigh weighs tall wide deep".split()
@@ -24,6 +28,6 @@ _EXPANDED = frozenset(
 def lexical_query(question: str) -> str:
     """The question with the attribute words its words ask for appended (itself when none)."""
     asked = dict.fromkeys(
-        ATTRIBUTE_OF[w] for w in WORD.findall(question.lower()) if w in _EXPANDED and w in ATTRIBUTE_OF
+        ATTRIBUTE_OF[w] for w in _WORDS.findall(question.lower()) if w in _EXPANDED and w in ATTRIBUTE_OF
     )
     return f"{question} {' '.join(asked)}" if asked else question

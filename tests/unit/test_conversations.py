@@ -13,6 +13,7 @@ from core.conversations import (
     Conversation,
     ConversationError,
     ConversationStore,
+    _add_touched,
     conversations_path,
     list_labels,
     title_of,
@@ -82,6 +83,15 @@ def test_a_file_written_before_the_activity_counter_opens_and_orders(tmp_path: P
     assert [c.id for c in store.recent()] == [new.id, "old"]
     store.add_turn("old", _trace(1))
     assert [c.id for c in store.recent()] == ["old", new.id]
+
+
+def test_two_processes_adding_the_counter_to_an_old_file_both_open_it(tmp_path: Path) -> None:
+    """The column check and the ALTER are two statements: the second opener may find it added."""
+    path = tmp_path / "c.sqlite3"
+    ConversationStore(path)  # the file with the counter, as the first opener leaves it
+    with sqlite3.connect(path) as db:
+        _add_touched(db)  # the second opener read the old columns before the first added it
+        assert [r[1] for r in db.execute("PRAGMA table_info(conversations)")].count("touched") == 1
 
 
 def test_conversations_with_the_same_title_are_told_apart_by_time() -> None:

@@ -4,33 +4,41 @@ from __future__ import annotations
 
 import pytest
 
-from core.answer.difference import line, quantities, verify
+from core.answer.difference import line, sole_quantity, verify
 
 SUCTION = [("Dustwise D3", "Suction power 2,200 Pa"), ("Dustwise D6", "Suction power 4,000 Pa")]
 
 
-def test_quantities_need_a_unit_or_a_currency() -> None:
-    assert [q.text for q in quantities("Suction power 2,200 Pa at 3 levels, 1,700W")] == [
-        "2,200 Pa",
-        "3 levels",
-        "1,700W",
-    ]
-    assert [q.text for q in quantities("Price: USD 599 or $79 per year")] == ["USD 599", "$79"]
-    # a model's digits, a version and a bare number are no quantity
-    assert quantities("The D6 runs firmware v2.4.1; step 3") == []
+def test_a_side_states_one_quantity_or_none() -> None:
+    assert sole_quantity("Suction power 2,200 Pa").text == "2,200 Pa"
+    assert sole_quantity("Runtime — Dustwise D3: up to 90 minutes").text == "90 minutes"  # "D3" is a name
+    assert sole_quantity("Price (RRP): USD 599").text == "USD 599"
+    for text in (
+        "60–90 min",  # a range
+        "30 × 20 × 10 cm",  # a size
+        "22 February 2024",  # a date
+        "Suction: 2 200 Pa",  # grouped by a space: two numbers
+        "€2.499",  # grouped by a dot, or a fraction: not guessed
+        "Minimum -20 °C",  # negative
+        "firmware v2.4.1",  # a version is a name
+        "Step 3 of the guide",  # a bare number is no quantity
+    ):
+        assert sole_quantity(text) is None, text
 
 
 @pytest.mark.parametrize(
     ("question", "sides", "expected"),
     [
         ("How much more suction does the D6 have compared with the D3?", SUCTION,
-         "Difference: 1,800 Pa (Dustwise D6 4,000 Pa − Dustwise D3 2,200 Pa)"),
+         "Difference: 1,800 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200 Pa)"),
         ("How much cheaper is the D3 than the D6?", [("D3", "Price: USD 249"), ("D6", "Price: USD 599")],
-         "Difference: USD 350 (D6 USD 599 − D3 USD 249)"),
+         "Difference: USD 350 (D6: USD 599 − D3: USD 249)"),
         ("By how much is the K7 heavier than the K5?", [("K5", "Weight: 1.9 kg"), ("K7", "Weight: 2.45 kg")],
-         "Difference: 0.55 kg (K7 2.45 kg − K5 1.9 kg)"),
-        ("What's the difference in price between the plans?", [("Basic", "$79"), ("Plus", "$129")],
-         "Difference: $50 (Plus $129 − Basic $79)"),
+         "Difference: 0.55 kg (K7: 2.45 kg − K5: 1.9 kg)"),
+        ("What's the difference in price between the plans?", [("Basic", "$8 per month"), ("Plus", "$12 per month")],
+         "Difference: $4 per month (Plus: $12 − Basic: $8)"),
+        ("How much longer is the warranty on the E7?", [("E5", "2 years"), ("E7", "3 years")],
+         "Difference: 1 year (E7: 3 years − E5: 2 years)"),
     ],
 )  # fmt: skip
 def test_a_difference_asked_for_is_computed_larger_first(question: str, sides: list, expected: str) -> None:
@@ -41,24 +49,54 @@ def test_a_difference_asked_for_is_computed_larger_first(question: str, sides: l
     ("question", "sides"),
     [
         ("Which has more suction, the D3 or the D6?", SUCTION),  # which one, not how much
+        ("How much does the lighter model cost?", SUCTION),  # a comparative, but no amount between
+        ("How many times faster is the K7?", [("K5", "54 km/h"), ("K7", "68 km/h")]),  # a ratio
         ("How much faster must a SEV1 be acknowledged than a SEV3?",
          [("SEV1", "Acknowledge within: 15 minutes"), ("SEV3", "Acknowledge within: 4 hours")]),  # units differ
+        ("How much cheaper is the plan?", [("A", "$8/month"), ("B", "$79/year")]),  # rates differ
+        ("How much cheaper is it?", [("A", "$1,199 (US)"), ("B", "$1,599 (AU)")]),  # regions differ
         ("How much more does the D6 cost?", [("D3", "€249 (EU) · $269 (US)"), ("D6", "€599 (EU) · $649 (US)")]),
+        ("How much longer does it run?", [("A", "60–90 min"), ("B", "120 min")]),
+        ("How much lower is its minimum?", [("F1", "Minimum 5 °C"), ("F2", "Minimum -20 °C")]),
         ("What's the difference in how they detect collisions?",
          [("ArmX2", "wrist force-torque sensor"), ("ArmX3", "torque sensors in all six joints")]),
         ("How much more suction does the D6 have?", SUCTION[:1]),
     ],
 )  # fmt: skip
-def test_no_difference_unless_asked_and_each_side_states_one_quantity_in_one_unit(
+def test_no_difference_unless_asked_and_each_side_states_one_quantity_of_one_kind(
     question: str, sides: list
 ) -> None:
     assert line(question, sides) == ""
 
 
-def test_the_check_redoes_the_subtraction_and_finds_both_values_in_the_evidence() -> None:
+def test_the_check_finds_both_inputs_with_their_names_and_redoes_the_subtraction() -> None:
     written = line("How much more suction does the D6 have than the D3?", SUCTION)
     evidence = "| Suction power | 2,200 Pa | 4,000 Pa |"
-    assert verify(written, evidence) is True
-    assert verify(written.replace("1,800", "1,700"), evidence) is False  # wrong arithmetic
-    assert verify(written, "| Suction power | 2,200 Pa |") is False  # a value the evidence lacks
-    assert verify("The D6 has 4,000 Pa of suction.", evidence) is None  # not a difference line
+    answer = [
+        "Dustwise D3: Suction power 2,200 Pa (a.md).",
+        "Dustwise D6: Suction power 4,000 Pa (a.md).",
+        written,
+    ]
+    assert verify(written, evidence, answer) is True
+    assert verify(written.replace("1,800", "1,700"), evidence, answer) is False  # wrong arithmetic
+    assert verify(written, "| Suction power | 2,200 Pa |", answer) is False  # a value the evidence lacks
+    assert verify(written, evidence, answer[1:]) is False  # the D3's value is stated nowhere in the answer
+    swapped = "Difference: 1,800 Pa (Dustwise D3: 4,000 Pa − Dustwise D6: 2,200 Pa)"
+    assert verify(swapped, evidence, answer) is False  # names and values paired otherwise than the answer
+    assert (
+        verify("Difference: 2 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200 Pa)", evidence, answer) is False
+    )
+    assert (
+        verify("Difference: 13 kg (K7: 41 km/h − K5: 28 MP)", "41 km/h, 28 MP", ["K7: 41 km/h", "K5: 28 MP"])
+        is False
+    )
+    # "200" is not found inside "2,200": quantities are compared whole
+    assert (
+        verify(
+            "Difference: 200 Pa (D6: 2,200 Pa − D3: 2,000 Pa)",
+            "2,200 Pa; 2,100 Pa",
+            ["D6: 2,200 Pa", "D3: 2,000 Pa"],
+        )
+        is False
+    )
+    assert verify("The D6 has 4,000 Pa of suction.", evidence, answer) is None  # not a difference line

@@ -249,7 +249,7 @@ def test_how_much_more_gets_both_values_and_their_difference_which_grounding_che
     question = "How much heavier is the K7 than the K5?"
     d = extractive_answer(question, EVIDENCE, scorer, REFUSAL, 0.25, "comparison")
     assert "1.9 kg" in d.text and "2.6 kg" in d.text
-    assert d.text.splitlines()[-1] == "- **Difference**: 0.7 kg (K7 2.6 kg − K5 1.9 kg) (drones/k7.md)."
+    assert d.text.splitlines()[-1] == "- **Difference**: 0.7 kg (K7: 2.6 kg − K5: 1.9 kg) (drones/k7.md)."
     g = check(d.text, EVIDENCE, scorer, question)
     assert (
         g is not None

@@ -49,3 +49,13 @@ def test_sample_corpus_copied_warranty_paragraph_is_deduped(sample_store) -> Non
     kept = {x["chunk_id"] for x in t["chunks"] if x["fate"] in ("kept", "summarised", "truncated")}
     for x in dups:
         assert x["duplicate_of"] in kept
+
+
+def test_the_size_shortcut_keeps_a_pair_exactly_at_the_threshold() -> None:
+    """14 of 25 words is a Jaccard of exactly 0.56: a duplicate at 0.56, as jaccard() computes it."""
+    words = [f"w{i}" for i in range(25)]
+    big = c("big", " ".join(words), "a.md")
+    small = c("small", " ".join(words[:14]), "b.md")
+    deduper = Deduper(jaccard_min=0.56, cosine_min=1.1)
+    deduper.keep(big)
+    assert deduper.duplicate_of(small) == big.chunk.id
