@@ -43,7 +43,35 @@ _QUANTITY = re.compile(
 _NEGATIVE = re.compile(r"[-−]$|\bminus\s+$", re.I)  # "-20 °C" (a dash after a space is a separator)
 _DOT_GROUPED = re.compile(r"^\d{1,3}(?:\.\d{3})+$")  # "2.499": a thousand, or a fraction?
 LABEL = "Difference"
-_LINE = re.compile(rf"^{LABEL}: (?P<result>.+?) \((?P<a>.+?): (?P<qa>.+?) − (?P<b>.+?): (?P<qb>.+?)\)\W*$")
+# a comparative's direction: the asked side holds the larger (UP) or the smaller (DOWN) value
+_ANTONYM = {
+    "more": "less", "longer": "shorter", "heavier": "lighter", "bigger": "smaller", "larger": "smaller",
+    "dearer": "cheaper", "faster": "slower", "higher": "lower", "louder": "quieter", "wider": "narrower",
+    "taller": "shorter", "stronger": "weaker", "fewer": "more", "less": "more", "shorter": "longer",
+    "lighter": "heavier", "smaller": "larger", "cheaper": "dearer", "slower": "faster", "lower": "higher",
+    "quieter": "louder", "narrower": "wider", "weaker": "stronger",
+}  # fmt: skip
+_DOWN = frozenset(
+    {
+        "less",
+        "fewer",
+        "shorter",
+        "lighter",
+        "smaller",
+        "cheaper",
+        "slower",
+        "lower",
+        "quieter",
+        "narrower",
+        "weaker",
+    }
+)
+_DIRECTED = re.compile(rf"\b({'|'.join(_ANTONYM)})\b", re.I)
+_OBJECT = re.compile(r"\b(?:than|compared\s+(?:with|to)|versus|vs\.?)\s", re.I)
+_NOTE = re.compile(r"^(?P<who>.+?) (?:is|has) (?P<word>[a-z]+), not (?P<asked>[a-z]+)$")
+_LINE = re.compile(
+    rf"^{LABEL}: (?P<result>.+?) \((?P<a>.+?): (?P<qa>.+?) − (?P<b>.+?): (?P<qb>.+?)\)(?:; (?P<note>[^()]+?))?\W*$"
+)
 
 
 @dataclass(frozen=True)
@@ -113,7 +141,40 @@ def line(question: str, sides: Sequence[tuple[str, str]]) -> str:
         zip((name for name, _ in sides), (a, b), strict=True), key=lambda p: -p[1].value
     )
     result = _written(big.value - small.value, [big, small])
-    return f"{LABEL}: {result} ({big_name}: {big.text} − {small_name}: {small.text})"
+    note = premise_note(question, [name for name, _ in sides], big_name if big.value != small.value else "")
+    return f"{LABEL}: {result} ({big_name}: {big.text} − {small_name}: {small.text}){note}"
+
+
+def _mention(asked: str, name: str) -> int:
+    """Where the (lower-cased, unhyphenated) question names an entity, whole or by its last word
+    (its model code: "the d6" for "Dustwise D6"), as a whole word; -1 when it does not."""
+    for form in dict.fromkeys((name, name.split()[-1] if name.split() else name)):
+        found = re.search(rf"(?<!\w){re.escape(form.lower().replace('-', ''))}(?!\w)", asked)
+        if found:
+            return found.start()
+    return -1
+
+
+def premise_note(question: str, names: Sequence[str], larger: str) -> str:
+    """ "; the K5 is lighter, not heavier" when the question asks how much more (heavier, …) one
+    side is than the other and that side holds the smaller value (or less, lighter, … and the
+    larger); "" when the values are equal, the question does not say which side it asks about
+    (no "than" or "compared with" before one of the names), or the premise holds."""
+    lowered = question.lower().replace("-", "")
+    asked, marker = _DIRECTED.search(lowered), _OBJECT.search(lowered)
+    where = [_mention(lowered, name) for name in names]
+    if not larger or asked is None or marker is None or len(names) != 2 or min(where) < 0:
+        return ""
+    after = [(w, n) for w, n in zip(where, names, strict=True) if w >= marker.end() - 1]
+    if not after:  # the compared-with side is the one named first after the marker
+        return ""
+    subject = next(n for n in names if n != min(after)[1])
+    word = asked.group(1)
+    wants_larger = word not in _DOWN
+    if (subject == larger) == wants_larger:
+        return ""
+    verb = "has" if word in ("more", "less", "fewer") else "is"
+    return f"; {subject} {verb} {_ANTONYM[word]}, not {word}"
 
 
 def bullet(question: str, sides: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> str:
@@ -153,6 +214,17 @@ def verify(text: str, evidence: str, answer: Sequence[str] = ()) -> bool | None:
     ):
         return False
     named = [(m.group("a"), a), (m.group("b"), b)]
+    if m.group("note") is not None and not _note_holds(m.group("note"), m.group("a"), m.group("b"), a, b):
+        return False
     return all(_stated(q, evidence) for _, q in named) and all(
         any(name in s and _stated(q, s) for s in answer if s.strip() != text.strip()) for name, q in named
     )
+
+
+def _note_holds(note: str, big: str, small: str, a: Quantity, b: Quantity) -> bool:
+    """A premise note names one side and says it holds the other value than asked: "X is lighter,
+    not heavier" of the side with the smaller value (the larger for "heavier, not lighter")."""
+    m = _NOTE.match(note)
+    if m is None or _ANTONYM.get(m.group("asked")) != m.group("word") or a.value == b.value:
+        return False
+    return m.group("who") == (small if m.group("word") in _DOWN else big)

@@ -100,3 +100,36 @@ def test_the_check_finds_both_inputs_with_their_names_and_redoes_the_subtraction
         is False
     )
     assert verify("The D6 has 4,000 Pa of suction.", evidence, answer) is None  # not a difference line
+
+
+@pytest.mark.parametrize(
+    ("question", "note"),
+    [
+        ("How much more suction does the D3 have than the D6?", "; Dustwise D3 has less, not more"),
+        ("Compared with the D6, how much more suction does the D3 have?", "; Dustwise D3 has less, not more"),
+        ("How much less suction does the D6 have than the D3?", "; Dustwise D6 has more, not less"),
+        ("By how much is the D3 stronger than the Dustwise D6?", "; Dustwise D3 is weaker, not stronger"),
+        ("How much more suction does the D6 have than the D3?", ""),  # as asked
+        ("Compared with the D3, how much more suction does the D6 have?", ""),
+        ("How much more suction does the D3 have?", ""),  # which side it is compared with is not said
+        ("What's the difference in suction between the D3 and the D6?", ""),  # no direction asked
+    ],
+)  # fmt: skip
+def test_a_question_that_has_the_sides_the_wrong_way_round_gets_a_note(question: str, note: str) -> None:
+    assert (
+        line(question, SUCTION)
+        == f"Difference: 1,800 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200 Pa){note}"
+    )
+
+
+def test_a_premise_note_is_verified_against_the_values() -> None:
+    evidence = "Suction power 2,200 Pa. Suction power 4,000 Pa."
+    answer = ["Dustwise D3: Suction power 2,200 Pa", "Dustwise D6: Suction power 4,000 Pa"]
+    head = "Difference: 1,800 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200 Pa)"
+    assert verify(f"{head}; Dustwise D3 has less, not more", evidence, answer) is True
+    for wrong in (
+        "Dustwise D6 has less, not more",
+        "Dustwise D3 has more, not less",
+        "Dustwise D3 is lighter, not more",
+    ):
+        assert verify(f"{head}; {wrong}", evidence, answer) is False, wrong

@@ -260,6 +260,24 @@ def test_how_much_more_gets_both_values_and_their_difference_which_grounding_che
     assert "Difference" not in ask("Which is heavier, the K5 or the K7?", "comparison", scorer)
 
 
+def test_a_how_much_more_question_with_the_sides_swapped_says_so_and_grounding_checks_it(
+    scorer: SentenceScorer,
+) -> None:
+    question = "How much heavier is the K5 than the K7?"  # the K5 is the lighter one
+    d = extractive_answer(question, EVIDENCE, scorer, REFUSAL, 0.25, "comparison")
+    last = d.text.splitlines()[-1]
+    assert (
+        last
+        == "- **Difference**: 0.7 kg (K7: 2.6 kg − K5: 1.9 kg); K5 is lighter, not heavier (drones/k7.md)."
+    )
+    g = check(d.text, EVIDENCE, scorer, question)
+    assert g is not None and g.sentences[-1].ok
+    # a note that names the wrong side is not taken on trust
+    forged = d.text.replace("K5 is lighter, not heavier", "K7 is lighter, not heavier")
+    g = check(forged, EVIDENCE, scorer, question)
+    assert g is not None and not g.sentences[-1].ok
+
+
 def test_analytical_answer_draws_on_two_sources(scorer: SentenceScorer) -> None:
     d = extractive_answer(
         "Why would a survey team choose the K7 over the K5?", EVIDENCE, scorer, REFUSAL, 0.25, "analytical"
