@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             counts), so every call pays for what it computes."""
             split_sentences.cache_clear()
             summarize._shape.cache_clear()
+            summarize._states_nothing.cache_clear()
             budget_module._line_tokens.cache_clear()
 
         def ours(question: str, cands: list[Any], weights: Any = None) -> Any:

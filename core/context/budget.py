@@ -25,12 +25,11 @@ from core.config import Settings
 from core.context.dedupe import Deduper
 from core.context.knowledge import KnowledgeFormat
 from core.context.rerank import by_relevance
-from core.context.summarize import extract_tokens, join, leading_pick, ranked_pick
+from core.context.summarize import extract_tokens, factless, join, leading_pick, ranked_pick
 from core.prepared import Prepared, Preparer
 from core.query.entities import without_entities
 from core.scoring import SentenceScorer
 from core.shield.quarantine import chunk_flags, defused_text
-from core.text import is_heading
 from core.tokens import TiktokenCounter
 from core.types import Candidate, Fate, LedgerEntry
 
@@ -201,10 +200,10 @@ def _fit(
             ),
             Fate.SUMMARISED,
         )
-    if chosen is None or all(is_heading(p.sentences[i]) for i in chosen):
+    if chosen is None or factless(p.sentences, chosen):
         used = leading_pick(p.sentences, fits)
         chosen, fate = list(range(used)), Fate.TRUNCATED
-    if all(is_heading(p.sentences[i]) for i in chosen):
+    if factless(p.sentences, chosen):
         return None
     text = join(p.sentences, chosen)
     return fate, text, render(text, defused=True), fixed + extract_tokens(p, chosen, counter)

@@ -9,17 +9,22 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from core.prepared import Prepared
-from core.text import is_structural
+from core.text import is_heading, is_structural
 from core.tokens import TokenCounter
 
 
 def ranked_pick(
     sentences: Sequence[str], sims: np.ndarray, fits: Callable[[list[int]], bool]
 ) -> list[int] | None:
-    """The indices of the most relevant sentences (by sims) whose extract fits, or None."""
+    """The indices of the most relevant sentences (by sims) whose extract fits, or None. A table's
+    header row is not picked for itself (it names the columns, often the very entities asked
+    about, but states nothing): it comes with the rows picked under it."""
     runs = _numbered_runs(sentences)
+    stating = _states_nothing(tuple(sentences))
     chosen: list[int] = []
     for i in np.argsort(-sims, kind="stable"):
+        if stating[i]:
+            continue
         # a step brings its whole numbered list when that fits: a procedure is not cut to its
         # most "relevant" steps
         for trial in (sorted({*chosen, *runs.get(int(i), (int(i),))}), sorted({*chosen, int(i)})):
@@ -27,6 +32,22 @@ def ranked_pick(
                 chosen = trial
                 break
     return chosen or None
+
+
+def factless(sentences: Sequence[str], idx: Sequence[int]) -> bool:
+    """An extract of only headings, table header rows and rules ("|---|---|"): it states nothing."""
+    nothing = _states_nothing(tuple(sentences))
+    return all(nothing[i] or is_heading(sentences[i]) for i in idx)
+
+
+_RULE_ROW = re.compile(r"^\|[\s:|-]*$")
+
+
+@functools.lru_cache(maxsize=256)
+def _states_nothing(sentences: tuple[str, ...]) -> tuple[bool, ...]:
+    """Which sentences are a table's header row (one its rows stand under) or a rule row."""
+    headers = set(_shape(sentences)[1].values())
+    return tuple(i in headers or bool(_RULE_ROW.match(s)) for i, s in enumerate(sentences))
 
 
 def leading_pick(sentences: Sequence[str], fits: Callable[[list[int]], bool]) -> int:

@@ -29,11 +29,9 @@ def scorer(resources):  # noqa: ANN001, ANN201
     return SentenceScorer(resources.embedder)
 
 
-def build(cands, budget, resources, scorer, **kw):  # noqa: ANN001, ANN201
+def build(cands, budget, resources, scorer, question="What is the payload of the arm?", **kw):  # noqa: ANN001, ANN201
     params = BudgetParams(budget=budget, **kw)
-    return build_context(
-        cands, "What is the payload of the arm?", params, KnowledgeFormat("abc"), resources.counter, scorer
-    )
+    return build_context(cands, question, params, KnowledgeFormat("abc"), resources.counter, scorer)
 
 
 def test_keeps_in_order_until_full_then_over_budget(resources, scorer) -> None:  # noqa: ANN001
@@ -148,6 +146,27 @@ def test_an_extract_of_headings_alone_is_not_injected(resources, scorer) -> None
         assert ctx.tokens <= budget and resources.counter.count(ctx.text) == ctx.tokens
         room_went_on |= b.fate == Fate.OVER_BUDGET and c.fate == Fate.KEPT
     assert room_went_on  # at some budget the heading alone would have fitted: the later chunk got it
+
+
+def test_an_extract_of_a_tables_header_row_alone_is_not_injected(resources, scorer) -> None:  # noqa: ANN001
+    # the header row names the very models asked about, so it is the most relevant line, but it
+    # states nothing: it comes only with a row under it, and room for it alone goes to a later chunk
+    intro = "Short intro about the arm family and its uses."
+    rows = "\n".join(
+        f"| {w.capitalize()} rating | {i} units | {i + 3} units |" for i, w in enumerate(WORDS[:8])
+    )
+    table = "## At a glance\n\n| Feature | ArmX2 | ArmX3 |\n|---|---|---|\n" + rows
+    later = "The arm payload is 12 kg."
+    cands = [cand("a", intro, 0.9), cand("b", table, 0.6), cand("c", later, 0.2)]
+    question = "How do the ArmX2 and ArmX3 compare?"
+    room_went_on = False
+    for budget in range(90, 150, 4):
+        ctx = build(cands, budget, resources, scorer, question=question, summary_min_score=0.5, tail_cap=60)
+        b, c = ctx.ledger[1], ctx.ledger[2]
+        assert not b.included or "units" in b.injected_text, (budget, b.injected_text)
+        assert ctx.tokens <= budget and resources.counter.count(ctx.text) == ctx.tokens
+        room_went_on |= b.fate == Fate.OVER_BUDGET and c.fate == Fate.KEPT
+    assert room_went_on
 
 
 def test_below_min_score_and_duplicates_are_recorded(resources, scorer) -> None:  # noqa: ANN001
