@@ -69,8 +69,10 @@ _DOWN = frozenset(
 _DIRECTED = re.compile(rf"\b({'|'.join(_ANTONYM)})\b", re.I)
 _OBJECT = re.compile(r"\b(?:than|compared\s+(?:with|to)|versus|vs\.?)\s", re.I)
 _NOTE = re.compile(r"^(?P<who>.+?) (?:is|has) (?P<word>[a-z]+), not (?P<asked>[a-z]+)$")
+_ARTICLE = re.compile(r"(?:the\s+|an?\s+)?")
 _LINE = re.compile(
-    rf"^{LABEL}: (?P<result>.+?) \((?P<a>.+?): (?P<qa>.+?) − (?P<b>.+?): (?P<qb>.+?)\)(?:; (?P<note>[^()]+?))?\W*$"
+    rf"^{LABEL}: (?P<result>[^;]+?) \((?P<a>[^;]+?): (?P<qa>[^;]+?) − (?P<b>[^;]+?): (?P<qb>[^;]+?)\)"
+    r"(?:; (?P<note>[^;]+?))?\W*$"
 )
 
 
@@ -145,36 +147,57 @@ def line(question: str, sides: Sequence[tuple[str, str]]) -> str:
     return f"{LABEL}: {result} ({big_name}: {big.text} − {small_name}: {small.text}){note}"
 
 
-def _mention(asked: str, name: str) -> int:
+def _spans(asked: str, name: str) -> list[tuple[int, int]]:
     """Where the (lower-cased, unhyphenated) question names an entity, whole or by its last word
-    (its model code: "the d6" for "Dustwise D6"), as a whole word; -1 when it does not."""
+    (its model code: "the d6" for "Dustwise D6"), as whole words."""
+    out = []
     for form in dict.fromkeys((name, name.split()[-1] if name.split() else name)):
-        found = re.search(rf"(?<!\w){re.escape(form.lower().replace('-', ''))}(?!\w)", asked)
-        if found:
-            return found.start()
-    return -1
+        pattern = rf"(?<!\w){re.escape(form.lower().replace('-', ''))}(?!\w)"
+        out.extend(m.span() for m in re.finditer(pattern, asked))
+    return out
+
+
+def _direction(asked: str) -> re.Match[str] | None:
+    """The comparative whose amount is asked: the word of "how much heavier", "how many fewer", or
+    the first after "by how much" ("By how much is the K7 heavier …"); None for "the difference in"."""
+    ask = ASKS.search(asked)
+    if ask is None or ask.group().startswith("difference"):
+        return None
+    return _DIRECTED.search(asked, ask.start(), ask.end()) or _DIRECTED.search(asked, ask.end())
 
 
 def premise_note(question: str, names: Sequence[str], larger: str) -> str:
     """ "; the K5 is lighter, not heavier" when the question asks how much more (heavier, …) one
     side is than the other and that side holds the smaller value (or less, lighter, … and the
-    larger); "" when the values are equal, the question does not say which side it asks about
-    (no "than" or "compared with" before one of the names), or the premise holds."""
-    lowered = question.lower().replace("-", "")
-    asked, marker = _DIRECTED.search(lowered), _OBJECT.search(lowered)
-    where = [_mention(lowered, name) for name in names]
-    if not larger or asked is None or marker is None or len(names) != 2 or min(where) < 0:
+    larger); "" when the values are equal, the question does not say which side it compares with
+    (one named right after "than", "compared with/to" or "versus"), or the premise holds."""
+    asked = question.lower().replace("-", "")
+    word = _direction(asked)
+    if not larger or word is None or len(names) != 2:
         return ""
-    after = [(w, n) for w, n in zip(where, names, strict=True) if w >= marker.end() - 1]
-    if not after:  # the compared-with side is the one named first after the marker
+    # the compared-with side follows the comparative ("… heavier is the K7 than the K5"), or
+    # opens the question ("Compared with the D6, how much more …")
+    marker = _OBJECT.search(asked, word.end()) or _OBJECT.search(asked, 0, word.start())
+    if marker is None:
         return ""
-    subject = next(n for n in names if n != min(after)[1])
-    word = asked.group(1)
-    wants_larger = word not in _DOWN
-    if (subject == larger) == wants_larger:
+    spans = {n: _spans(asked, n) for n in names}
+    # a shorter name found inside a longer one's mention is not named there ("K5" in "K5 Pro")
+    own = {
+        n: [s for s in spans[n] if not any(o[0] <= s[0] and s[1] <= o[1] and o != s for m in names if m != n for o in spans[m])]
+        for n in names
+    }  # fmt: skip
+    objects = [
+        n
+        for n in names
+        if any(s[0] >= marker.end() and _ARTICLE.fullmatch(asked[marker.end() : s[0]]) for s in own[n])
+    ]
+    if len(objects) != 1:
         return ""
-    verb = "has" if word in ("more", "less", "fewer") else "is"
-    return f"; {subject} {verb} {_ANTONYM[word]}, not {word}"
+    subject = next(n for n in names if n != objects[0])
+    if not own[subject] or (subject == larger) == (word.group(1) not in _DOWN):
+        return ""
+    verb = "has" if word.group(1) in ("more", "less", "fewer") else "is"
+    return f"; {subject} {verb} {_ANTONYM[word.group(1)]}, not {word.group(1)}"
 
 
 def bullet(question: str, sides: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> str:
@@ -196,11 +219,12 @@ def _stated(q: Quantity, text: str) -> bool:
     return any(x is not None and (x.value, x.before, x.unit) == (q.value, q.before, q.unit) for x in found)
 
 
-def verify(text: str, evidence: str, answer: Sequence[str] = ()) -> bool | None:
+def verify(text: str, evidence: str, answer: Sequence[str] = (), question: str = "") -> bool | None:
     """Whether a difference line holds (None: text is not one): both inputs are of one kind, the
     evidence states each, another sentence of the answer states each with its name (so the pairing
     of name and value is the one the grounded bullets give), and the result is the larger less the
-    smaller, written to the inputs' precision."""
+    smaller, written to the inputs' precision; a premise note names the side holding the value it
+    says and, when the question is given, is the one the question calls for."""
     m = _LINE.match(text.strip())
     if m is None:
         return None
@@ -214,7 +238,13 @@ def verify(text: str, evidence: str, answer: Sequence[str] = ()) -> bool | None:
     ):
         return False
     named = [(m.group("a"), a), (m.group("b"), b)]
-    if m.group("note") is not None and not _note_holds(m.group("note"), m.group("a"), m.group("b"), a, b):
+    note = m.group("note")
+    if note is not None and not (
+        _note_holds(note, m.group("a"), m.group("b"), a, b)
+        and (
+            not question or f"; {note}" == premise_note(question, [m.group("a"), m.group("b")], m.group("a"))
+        )
+    ):
         return False
     return all(_stated(q, evidence) for _, q in named) and all(
         any(name in s and _stated(q, s) for s in answer if s.strip() != text.strip()) for name, q in named

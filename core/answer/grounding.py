@@ -93,7 +93,7 @@ def check(
     own = bool(scored and scored.own)  # it asks for an attribute of what it names
     read = [strip_markup(_MARKER.sub("", s)) for s in sentences]  # as a reader reads them
     checks = [
-        _check(s, evidence, texts, labels, wanted, own, scorer, min_support, shortlist, read)
+        _check(s, evidence, texts, labels, wanted, own, scorer, min_support, shortlist, read, question)
         for s in sentences
     ]
     good = sum(1 for c in checks if c.ok)
@@ -102,7 +102,7 @@ def check(
 
 def _check(
     s: str, evidence: list[Scored], texts: list[str], labels: set[str], wanted: set[str], own: bool,
-    scorer: SentenceScorer, min_support: float, shortlist: int, answer: Sequence[str] = (),
+    scorer: SentenceScorer, min_support: float, shortlist: int, answer: Sequence[str] = (), question: str = "",
 ) -> SentenceCheck:  # fmt: skip
     shown = strip_markup(_MARKER.sub("", s))  # as a reader reads it: no list marker, no **bold**
     text = strip_citations(shown) or shown
@@ -113,7 +113,7 @@ def _check(
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads])
     # a difference the answer computed: its inputs in the evidence and, with their names, in the
     # answer's other (checked) sentences, and its arithmetic
-    computed = difference.verify(text, pool, [strip_citations(x) or x for x in answer])
+    computed = difference.verify(text, pool, [strip_citations(x) or x for x in answer], question)
     if computed is not None:
         return SentenceCheck(
             shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),

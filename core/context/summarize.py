@@ -41,13 +41,19 @@ def factless(sentences: Sequence[str], idx: Sequence[int]) -> bool:
 
 
 _RULE_ROW = re.compile(r"^\|[\s:|-]*$")
+# a number of its own ("12 kg", "released 2024"), not a model code's digits ("Dustwise D3")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d")
 
 
 @functools.lru_cache(maxsize=256)
 def _states_nothing(sentences: tuple[str, ...]) -> tuple[bool, ...]:
-    """Which sentences are a table's header row (one its rows stand under) or a rule row."""
+    """Which sentences are a rule row, or a table's first row that other rows stand under and that
+    holds no number (column names: "| Feature | Dustwise D3 | Dustwise D6 |"; a first row such as
+    "| Rated payload | 12 kg |" or "| ArmX3 (released 2024) |" states a value)."""
     headers = set(_shape(sentences)[1].values())
-    return tuple(i in headers or bool(_RULE_ROW.match(s)) for i, s in enumerate(sentences))
+    return tuple(
+        bool(_RULE_ROW.match(s)) or (i in headers and not _NUMBER.search(s)) for i, s in enumerate(sentences)
+    )
 
 
 def leading_pick(sentences: Sequence[str], fits: Callable[[list[int]], bool]) -> int:

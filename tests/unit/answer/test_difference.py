@@ -133,3 +133,43 @@ def test_a_premise_note_is_verified_against_the_values() -> None:
         "Dustwise D3 is lighter, not more",
     ):
         assert verify(f"{head}; {wrong}", evidence, answer) is False, wrong
+
+
+K = [("K5", "Weight: 1.9 kg"), ("K7", "Weight: 2.6 kg")]
+
+
+@pytest.mark.parametrize(
+    ("question", "note"),
+    [
+        ("Which is cheaper, and how much heavier is the K7 than the K5?", ""),  # the asked word is "heavier"
+        ("At a lower price, how much heavier is the K7 than the K5?", ""),
+        ("For a longer flight, how much heavier is the K5 than the K7?", "; K5 is lighter, not heavier"),
+        ("Other than the battery, how much heavier is the K7 than the K5?", ""),  # the "than" after the comparative
+        ("Rather than guessing, how much lighter is the K7 than the K5?", "; K7 is heavier, not lighter"),
+    ],
+)  # fmt: skip
+def test_the_note_reads_the_asked_comparative_and_the_than_after_it(question: str, note: str) -> None:
+    assert line(question, K) == f"Difference: 0.7 kg (K7: 2.6 kg − K5: 1.9 kg){note}"
+
+
+def test_a_name_inside_a_longer_name_is_not_its_mention() -> None:
+    sides = [("K5 Pro", "Weight: 2.6 kg"), ("K5", "Weight: 1.9 kg")]
+    assert (
+        line("How much heavier is the K5 Pro than the K5?", sides)
+        == "Difference: 0.7 kg (K5 Pro: 2.6 kg − K5: 1.9 kg)"
+    )
+    assert line("How much heavier is the K5 than the K5 Pro?", sides).endswith("; K5 is lighter, not heavier")
+
+
+def test_a_note_is_checked_against_the_question_and_cannot_hide_in_a_value() -> None:
+    evidence, answer = "Weight: 1.9 kg. Weight: 2.6 kg.", ["K5: Weight: 1.9 kg", "K7: Weight: 2.6 kg"]
+    head, question = "Difference: 0.7 kg (K7: 2.6 kg − K5: 1.9 kg)", "How much heavier is the K5 than the K7?"
+    assert verify(f"{head}; K5 is lighter, not heavier", evidence, answer, question) is True
+    assert (
+        verify(f"{head}; K5 is cheaper, not dearer", evidence, answer, question) is False
+    )  # not the asked word
+    assert (
+        verify(f"{head}; K7 is lighter, not heavier (per spec)", evidence, answer) is False
+    )  # not swallowed
+    named = "Difference: 0.7 kg (K7: 2.6 kg − K5 (2024): 1.9 kg); K5 (2024) is lighter, not heavier"
+    assert verify(named, evidence, ["K5 (2024): Weight: 1.9 kg", "K7: Weight: 2.6 kg"]) is True

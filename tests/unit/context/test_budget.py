@@ -169,6 +169,21 @@ def test_an_extract_of_a_tables_header_row_alone_is_not_injected(resources, scor
     assert room_went_on
 
 
+def test_a_tables_first_row_that_states_a_value_is_evidence(resources, scorer) -> None:  # noqa: ANN001
+    intro = "Short intro about the arm family and its uses."
+    prose = " ".join(f"The arm was tested for {w} in the lab last spring." for w in WORDS[:8])
+    table = "## ArmX2 payload\n\n| Rated payload | 12 kg |\n|---|---|\n| Mount | ISO 9409 |\n\n" + prose
+    cands = [cand("a", intro, 0.9), cand("b", table, 0.6)]
+    question = "What is the rated payload of the ArmX2?"
+    kept = [
+        build(cands, budget, resources, scorer, question=question, summary_min_score=0.5, tail_cap=60).ledger[
+            1
+        ]
+        for budget in range(96, 140, 4)
+    ]
+    assert any(b.included and "12 kg" in b.injected_text for b in kept)
+
+
 def test_below_min_score_and_duplicates_are_recorded(resources, scorer) -> None:  # noqa: ANN001
     text = "The ArmX2 lifts 5 kg and reaches 850 mm. It costs 18,900 dollars."
     v = np.ones(8, dtype=np.float32) / np.sqrt(8)
