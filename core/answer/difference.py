@@ -51,21 +51,7 @@ _ANTONYM = {
     "lighter": "heavier", "smaller": "larger", "cheaper": "dearer", "slower": "faster", "lower": "higher",
     "quieter": "louder", "narrower": "wider", "weaker": "stronger",
 }  # fmt: skip
-_DOWN = frozenset(
-    {
-        "less",
-        "fewer",
-        "shorter",
-        "lighter",
-        "smaller",
-        "cheaper",
-        "slower",
-        "lower",
-        "quieter",
-        "narrower",
-        "weaker",
-    }
-)
+_DOWN = frozenset("less fewer shorter lighter smaller cheaper slower lower quieter narrower weaker".split())
 _DIRECTED = re.compile(rf"\b({'|'.join(_ANTONYM)})\b", re.I)
 _OBJECT = re.compile(r"\b(?:than|compared\s+(?:with|to)|versus|vs\.?)\s", re.I)
 _NOTE = re.compile(r"^(?P<who>.+?) (?:is|has) (?P<word>[a-z]+), not (?P<asked>[a-z]+)$")

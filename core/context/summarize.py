@@ -20,10 +20,10 @@ def ranked_pick(
     header row is not picked for itself (it names the columns, often the very entities asked
     about, but states nothing): it comes with the rows picked under it."""
     runs = _numbered_runs(sentences)
-    stating = _states_nothing(tuple(sentences))
+    nothing = _states_nothing(tuple(sentences))
     chosen: list[int] = []
     for i in np.argsort(-sims, kind="stable"):
-        if stating[i]:
+        if nothing[i]:
             continue
         # a step brings its whole numbered list when that fits: a procedure is not cut to its
         # most "relevant" steps
