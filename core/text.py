@@ -15,6 +15,8 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 WORD = re.compile(r"\w+")
 # names and model numbers ("ArmX2", "v2.4.1") stay whole for key terms
 TERM = re.compile(r"[A-Za-z][\w.\-]*\d[\w.\-]*|[A-Z][\w\-]+|\w+")
+# a number of its own ("12 kg", "2,200 Pa", "released 2024"), not a name's digits ("D6", "v2")
+NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d(?:[\d,.]*\d)?")
 
 # function words: left out of word overlap (relevance, refusal, grounding)
 STOP_WORDS = frozenset(

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from core.text import STOP_WORDS
+from core.text import NUMBER, STOP_WORDS
 
 _COMPARATIVE = (
     "longer|shorter|heavier|lighter|bigger|smaller|larger|cheaper|dearer|faster|slower|higher|lower|"
@@ -31,8 +31,6 @@ ASKS = re.compile(
     r"|\bby\s+how\s+(?:much|many)\b|\bdifference\s+in\b",
     re.I,
 )
-# every number of a text (digits glued to letters, "D6", "v2", are a name's, not a number)
-_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d(?:[\d,.]*\d)?")
 _CURRENCY = r"(?:(?P<sign>[$€£¥])|\b(?P<code>USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)"
 _QUANTITY = re.compile(
     rf"{_CURRENCY}?(?<![A-Za-z0-9.,])(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,.]*\d)"
@@ -95,7 +93,7 @@ def _quantity(m: re.Match[str], text: str) -> Quantity | None:
 def sole_quantity(text: str) -> Quantity | None:
     """The one quantity a text states, when it holds exactly one number and that number is a
     quantity (None for two numbers, a bare number, a negative or dot-grouped one)."""
-    if len(_NUMBER.findall(text)) != 1:
+    if len(NUMBER.findall(text)) != 1:
         return None
     m = _QUANTITY.search(text)
     return _quantity(m, text) if m else None
@@ -143,6 +141,11 @@ def _spans(asked: str, name: str) -> list[tuple[int, int]]:
     return out
 
 
+def _own(spans: list[tuple[int, int]], others: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A name's mentions that are not inside another name's longer mention ("K5" in "K5 Pro")."""
+    return [s for s in spans if not any(o[0] <= s[0] and s[1] <= o[1] and o != s for o in others)]
+
+
 def _direction(asked: str) -> re.Match[str] | None:
     """The comparative whose amount is asked: the word of "how much heavier", "how many fewer", or
     the first after "by how much" ("By how much is the K7 heavier …"); None for "the difference in"."""
@@ -167,11 +170,7 @@ def premise_note(question: str, names: Sequence[str], larger: str) -> str:
     if marker is None:
         return ""
     spans = {n: _spans(asked, n) for n in names}
-    # a shorter name found inside a longer one's mention is not named there ("K5" in "K5 Pro")
-    own = {
-        n: [s for s in spans[n] if not any(o[0] <= s[0] and s[1] <= o[1] and o != s for m in names if m != n for o in spans[m])]
-        for n in names
-    }  # fmt: skip
+    own = {n: _own(spans[n], [o for m in names if m != n for o in spans[m]]) for n in names}
     objects = [
         n
         for n in names

@@ -91,7 +91,8 @@ def check(
     leads = list(dict.fromkeys(x.lead for x in evidence if x.lead and not x.conflict))
     texts = [x.unit.text if x.unit.kind == "item" else x.text for x in evidence] + leads
     own = bool(scored and scored.own)  # it asks for an attribute of what it names
-    read = [strip_markup(_MARKER.sub("", s)) for s in sentences]  # as a reader reads them
+    # as a reader reads them (no list marker, no **bold**), without their citations
+    read = [strip_citations(t) or t for t in (strip_markup(_MARKER.sub("", s)) for s in sentences)]
     checks = [
         _check(s, evidence, texts, labels, wanted, own, scorer, min_support, shortlist, read, question)
         for s in sentences
@@ -113,7 +114,7 @@ def _check(
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads])
     # a difference the answer computed: its inputs in the evidence and, with their names, in the
     # answer's other (checked) sentences, and its arithmetic
-    computed = difference.verify(text, pool, [strip_citations(x) or x for x in answer], question)
+    computed = difference.verify(text, pool, answer, question)
     if computed is not None:
         return SentenceCheck(
             shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),

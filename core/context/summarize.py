@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from core.prepared import Prepared
-from core.text import is_heading, is_structural
+from core.text import NUMBER, is_heading, is_structural
 from core.tokens import TokenCounter
 
 
@@ -41,8 +41,6 @@ def factless(sentences: Sequence[str], idx: Sequence[int]) -> bool:
 
 
 _RULE_ROW = re.compile(r"^\|[\s:|-]*$")
-# a number of its own ("12 kg", "released 2024"), not a model code's digits ("Dustwise D3")
-_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])\d")
 
 
 @functools.lru_cache(maxsize=256)
@@ -52,7 +50,7 @@ def _states_nothing(sentences: tuple[str, ...]) -> tuple[bool, ...]:
     "| Rated payload | 12 kg |" or "| ArmX3 (released 2024) |" states a value)."""
     headers = set(_shape(sentences)[1].values())
     return tuple(
-        bool(_RULE_ROW.match(s)) or (i in headers and not _NUMBER.search(s)) for i, s in enumerate(sentences)
+        bool(_RULE_ROW.match(s)) or (i in headers and not NUMBER.search(s)) for i, s in enumerate(sentences)
     )
 
 
