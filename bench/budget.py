@@ -5,10 +5,10 @@
 Candidates are real: the SQuAD subset is ingested into a tmp store and each question's top-k comes
 from the real Retriever (`Pipeline.search`: hybrid, as the app's default); for a share of the
 questions (--dupes) a near-duplicate of the top chunk (same text, two words changed, another id
-and source) is inserted at rank 2, so dedupe has work to do. Both budgeters get the same
+and source, and what ingest would store with it) is inserted at rank 2, so dedupe has work to do. Both budgeters get the same
 candidates and budget (settings.knowledge_budget). Ours is the pipeline's own call,
 `fit_evidence` (nonce, evidence order, then build_context), timed whole; it runs cold (the
-sentence-split, extract-layout and head-line caches are cleared before each call; what ingest
+sentence-split, elision-mark and head-line caches are cleared before each call; what ingest
 stored with each chunk, core/prepared.py, is used as the app uses it);
 the naive one counts each chunk with a freshly constructed tiktoken Encoding (built from the
 offline cl100k encoding's parameters every time), dedupes by word-set Jaccard, and summarises an
@@ -20,6 +20,7 @@ measured ratios.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import re
 import sys
@@ -85,8 +86,11 @@ def naive_budget(
     return "\n\n".join(parts), used
 
 
-def near_duplicate(c: Any, rng: random.Random) -> Any:
-    """The same chunk stored twice (another file), with two words changed."""
+def near_duplicate(c: Any, rng: random.Random, prepare: Any = None, counter: Any = None) -> Any:
+    """The same chunk stored twice (another file), with two words changed; with prepare and
+    counter it carries what ingest stores with a chunk (its token count and its Prepared), as a
+    copy read from the store does, else the budget computes them."""
+    from core.shield.quarantine import defused_text
     from core.types import Candidate, Chunk
 
     words = c.chunk.text.split(" ")
@@ -95,8 +99,13 @@ def near_duplicate(c: Any, rng: random.Random) -> Any:
         words[i] = words[i].upper()
     meta = dict(c.chunk.metadata)
     meta["source"] = "copy-of/" + c.chunk.source
-    meta.pop("tokens", None)  # a different text: let the budget count it
-    chunk = Chunk(c.chunk.id + "-dup", " ".join(words), meta["source"], meta)
+    text = " ".join(words)
+    meta.pop("tokens", None)
+    if counter is not None:
+        meta["tokens"] = counter.count(text)
+    chunk = Chunk(c.chunk.id + "-dup", text, meta["source"], meta)
+    if prepare is not None:
+        chunk = dataclasses.replace(chunk, prepared=prepare(defused_text(chunk)))
     return Candidate(chunk, max(0.0, c.score - 0.001), c.embedding, c.dense_rank, c.lexical_rank)
 
 
@@ -145,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         for q in qs:
             cands = pipe.search(q.text)
             if cands and rng.random() < args.dupes:
-                cands.insert(1, near_duplicate(cands[0], rng))
+                cands.insert(1, near_duplicate(cands[0], rng, res.models.preparer, counter))
             # the store's word counts weigh the question's words, as the prompt step passes them
             jobs.append((q.text, cands, rarity(q.text, pipe.builder.word_counts(q.text))))
         budget = s.knowledge_budget
@@ -153,11 +162,10 @@ def main(argv: list[str] | None = None) -> int:
         encoding = counter._enc
 
         def cold() -> None:
-            """Empty the pure caches the budget fills (sentence splits, extract layouts, head-line
+            """Empty the pure caches the budget fills (sentence splits, elision marks, head-line
             counts), so every call pays for what it computes."""
             split_sentences.cache_clear()
-            summarize._shape.cache_clear()
-            summarize._states_nothing.cache_clear()
+            summarize._mark_tokens.cache_clear()
             budget_module._line_tokens.cache_clear()
 
         def ours(question: str, cands: list[Any], weights: Any = None) -> Any:

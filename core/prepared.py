@@ -3,8 +3,9 @@ r"""What the budget needs of a chunk, computed once when the chunk is stored (is
 Per chunk, of its text as injected (defused): the sentences as `split_sentences` gives them; each
 sentence's cl100k count in the four ways an extract can join it (alone, after a space, before a
 line break, both); the whole text's count before the entry's closing line break; and each
-sentence's word pieces (the static vectors relevance ranks an overflowing chunk's sentences by)
-and its content words' stems (the word overlap relevance and the evidence order read).
+sentence's word pieces (the static vectors relevance ranks an overflowing chunk's sentences by),
+its content words' stems (the word overlap relevance, the evidence order and dedupe read) and its
+structure flags (core/context/shape.py: what an extract's layout reads).
 Ingest attaches it to the chunks it embeds and the record copy keeps it (core/index/records.py);
 a chunk read without one (a store indexed before it, a follower's copy) gets it computed here.
 
@@ -24,13 +25,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.context import shape
 from core.embed.protocol import Embedder
 from core.shield.defuse import DEFUSE_VERSION
 from core.stems import STEMMER
 from core.text import content_words, split_sentences
 from core.tokens import TiktokenCounter
 
-VERSION = 2  # 2: the sentences' stems (bump when core.text's content words or the stemmer change)
+# 2: the sentences' stems; 3: their structure flags (bump when core.text's content words, the
+# stemmer or core/context/shape.py change)
+VERSION = 3
 # what the stored text-derived parts depend on: this module and the defusing of the text
 TEXT_VERSION = f"{VERSION}.{DEFUSE_VERSION}"
 
@@ -44,6 +48,7 @@ class Prepared:
     whole: int  # count(text + "\n")
     pieces: tuple[tuple[int, ...], ...]  # per sentence: the embedder's word-piece ids
     stems: tuple[frozenset[str], ...] = ()  # per sentence: its content words' stems (core/stems.py)
+    shape: tuple[int, ...] = ()  # per sentence: its structure flags (core/context/shape.py)
 
     def cost(self, i: int, spaced: bool, broken: bool) -> int:
         """Sentence i's tokens after a space (spaced) and before a line break (broken)."""
@@ -71,7 +76,7 @@ class Preparer:
         counts = tuple(tuple(n[i : i + 4]) for i in range(0, len(forms), 4))
         pieces = tuple(tuple(p) for p in self._embedder().word_pieces(sentences))
         stems = tuple(STEMMER.stem_set(content_words(s)) for s in sentences)
-        return Prepared(self.key, sentences, counts, n[-1], pieces, stems)  # type: ignore[arg-type]
+        return Prepared(self.key, sentences, counts, n[-1], pieces, stems, shape.flags(sentences))  # type: ignore[arg-type]
 
     def usable(self, p: Prepared | None) -> bool:
         return p is not None and p.key == self.key
@@ -95,6 +100,7 @@ def dumps(p: Prepared) -> str:
             "n": [len(row) for row in p.pieces],
             "p": base64.b64encode(flat.tobytes()).decode("ascii"),
             "t": [sorted(x) for x in p.stems],
+            "f": p.shape,
         },
         separators=(",", ":"),
         ensure_ascii=False,
@@ -120,6 +126,8 @@ def loads(text: str | None) -> Prepared | None:
             tuple(pieces),
             # stems that do not match the sentences one to one are not used (text_current)
             tuple(frozenset(x) for x in d.get("t", ())) if len(d.get("t", ())) == len(d["s"]) else (),
+            # flags that do not match the sentences one to one are computed again (Shape.of)
+            tuple(int(f) for f in d.get("f", ())) if len(d.get("f", ())) == len(d["s"]) else (),
         )
     except (ValueError, KeyError, TypeError):
         return None

@@ -4,6 +4,7 @@ relevance score for the hot path (ranking sentences for summaries and extractive
 from __future__ import annotations
 
 import functools
+import math
 import re
 import threading
 from collections import OrderedDict
@@ -53,7 +54,8 @@ def _met(
     """How many of the question's stems the found stems meet, directly or through an alternative
     (weight: what each stem counts for; None: one each)."""
     met = [*(q & found), *(own for own, alt in alternatives if own not in found and alt & found)]
-    return float(len(met)) if weight is None else sum(weight.get(s, 0.0) for s in met)
+    # fsum: exact, so the set's iteration order cannot move the last bit (and a tie in the order)
+    return float(len(met)) if weight is None else math.fsum(weight.get(s, 0.0) for s in met)
 
 
 def stem_weights(question: str, weights: Mapping[str, float]) -> dict[str, float]:
@@ -76,7 +78,8 @@ class SentenceScorer:
         self._question = functools.lru_cache(maxsize=256)(self._question_parts)
         self._kind: Callable[[str], AnswerType | None] = functools.lru_cache(maxsize=256)(expected_type)
         # the question's stems weighted (the evidence order asks it once per candidate)
-        self._weights = functools.lru_cache(maxsize=256)(lambda q, items: stem_weights(q, dict(items)))
+        # (and their total over the question's stems)
+        self._weights = functools.lru_cache(maxsize=256)(self._weights_and_total)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
@@ -108,6 +111,13 @@ class SentenceScorer:
         if not sentences:
             return np.zeros(0, dtype=np.float32)
         return self.vectors(sentences) @ query
+
+    def _weights_and_total(
+        self, question: str, items: tuple[tuple[str, float], ...]
+    ) -> tuple[dict[str, float], float]:
+        weight = stem_weights(question, dict(items))
+        q = self._question(question)[1]
+        return {s: weight.get(s, 0.0) for s in q}, sum(weight.get(s, 0.0) for s in q)
 
     def _question_parts(
         self, question: str
@@ -174,8 +184,7 @@ class SentenceScorer:
         _, q, alternatives, acronyms = self._question(question)
         if not q:
             return np.zeros(len(sentences), dtype=np.float32)
-        weight = self._weights(question, tuple(sorted(weights.items()))) if weights else None
-        total = sum(weight.get(s, 0.0) for s in q) if weight else 0.0
+        weight, total = self._weights(question, tuple(sorted(weights.items()))) if weights else (None, 0.0)
         if total <= 0:
             weight, total = None, float(len(q))
         if stems is None:
@@ -186,5 +195,16 @@ class SentenceScorer:
             stems = [x | spelled_out(acronyms, s) for x, s in zip(stems, sentences, strict=True)]
         # a word asking for a measure is met by a value stated in it ("wattage" by "1700 W")
         values = measured(question, sentences)
-        stems = [x | STEMMER.stem_set(v) if v else x for x, v in zip(stems, values, strict=True)]
-        return np.array([_met(q, x | extra, alternatives, weight) / total for x in stems], dtype=np.float32)
+        if any(values):
+            stems = [x | STEMMER.stem_set(v) if v else x for x, v in zip(stems, values, strict=True)]
+        if alternatives:
+            met = [_met(q, x | extra, alternatives, weight) for x in stems]
+        else:  # only the question's own stems can meet it: no union of every sentence's stems
+            met_by_context = q & extra
+            hits = [q & x | met_by_context for x in stems]
+            met = (
+                [float(len(h)) for h in hits]
+                if weight is None
+                else [math.fsum(map(weight.__getitem__, h)) for h in hits]
+            )
+        return np.array([m / total for m in met], dtype=np.float32)

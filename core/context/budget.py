@@ -25,7 +25,8 @@ from core.config import Settings
 from core.context.dedupe import Deduper
 from core.context.knowledge import KnowledgeFormat
 from core.context.rerank import by_relevance
-from core.context.summarize import extract_tokens, factless, join, leading_pick, ranked_pick
+from core.context.shape import Shape
+from core.context.summarize import extract_tokens, join, leading_pick, ranked_pick
 from core.prepared import Prepared, Preparer
 from core.query.entities import without_entities
 from core.scoring import SentenceScorer
@@ -114,7 +115,41 @@ def head_lines(fmt: KnowledgeFormat, n: int, c: Candidate) -> tuple[str, ...]:
     return fmt.head_lines(n, c.chunk.source, c.chunk.category, c.score, page, section, chunk_flags(c.chunk))
 
 
-@functools.lru_cache(maxsize=4096)  # source, section, category and score lines recur across questions
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def line_tokens(counter: TiktokenCounter, line: str) -> int:
+    """A head line's count. With cl100k an ASCII line counts as the same line with every digit
+    written 0: its pre-tokeniser cuts a run of digits into pieces of their own, three digits at
+    most, and every such piece is one token whatever its digits, so every question's score and
+    entry-number lines share one count (the unit tests check the premise and the sums)."""
+    if counter.name.startswith("cl100k") and line.isascii():
+        line = line.encode("ascii").translate(_ZEROS).decode("ascii")
+    return _line_tokens(counter, line)
+
+
+def _fixed_parts(counter: TiktokenCounter, fmt: KnowledgeFormat) -> tuple[int, int, int, int]:
+    """The counts of the block's header line, an entry's opening fence up to its number, its
+    closing fence, and a joint: the separator with what cl100k merges where one entry's closing
+    fence meets the next one's opening (">" and "\n---\n" become ">\n" and "---\n"), the same
+    at every joint. With cl100k only the question's tag ("-" + nonce) is counted per question: no
+    piece runs on from "doc" into the "-" nor from the tag into the ">", so a fence counts as its
+    fixed parts plus the tag (the unit tests check it for random tags and every separator)."""
+    if not counter.name.startswith("cl100k"):
+        tail = counter.count(fmt.tail)
+        joint = counter.count(fmt.tail + fmt.joiner + "<doc") - tail - counter.count("<doc")
+        return counter.count(fmt.header + "\n"), counter.count(fmt.opening), tail, joint
+    header, opening, closing, gt, merged = _format_counts(counter, fmt.header, fmt.joiner)
+    tag = counter.count(fmt.tag)
+    return header, opening + tag, closing + tag + gt, merged - gt - opening
+
+
+@functools.lru_cache(maxsize=64)  # a format's fixed strings: no question in them
+def _format_counts(counter: TiktokenCounter, header: str, joiner: str) -> tuple[int, ...]:
+    return tuple(counter.count(x) for x in (header + "\n", "<doc", "</doc", ">", ">" + joiner + "<doc"))
+
+
+@functools.lru_cache(maxsize=4096)  # source, section and category lines recur across questions
 def _line_tokens(counter: TiktokenCounter, line: str) -> int:
     return counter.count(line)
 
@@ -189,24 +224,22 @@ def _fit(
     defused chunk with their token counts and word pieces, so a trial extract costs a sum, not a
     count; fixed is the entry's own lines (its head and closing fence)."""
 
+    shape = Shape.of(p.sentences, p.shape)
+
     def fits(idx: list[int]) -> bool:
-        return fixed + extract_tokens(p, idx, counter) <= room
+        return fixed + extract_tokens(p, idx, counter, shape) <= room
 
     chosen, fate = None, Fate.TRUNCATED
     if c.score >= params.summary_min_score or _states_asked_fact(p, question, scorer):
-        chosen, fate = (
-            ranked_pick(
-                p.sentences, scorer.relevance(p.sentences, question, p.pieces, p.stems or None), fits
-            ),
-            Fate.SUMMARISED,
-        )
-    if chosen is None or factless(p.sentences, chosen):
+        sims = scorer.relevance(p.sentences, question, p.pieces, p.stems or None)
+        chosen, fate = ranked_pick(p.sentences, sims, fits, shape), Fate.SUMMARISED
+    if chosen is None or shape.factless(chosen):
         used = leading_pick(p.sentences, fits)
         chosen, fate = list(range(used)), Fate.TRUNCATED
-    if factless(p.sentences, chosen):
+    if shape.factless(chosen):
         return None
-    text = join(p.sentences, chosen)
-    return fate, text, render(text, defused=True), fixed + extract_tokens(p, chosen, counter)
+    text = join(p.sentences, chosen, shape)
+    return fate, text, render(text, defused=True), fixed + extract_tokens(p, chosen, counter, shape)
 
 
 def build_context(
@@ -245,19 +278,8 @@ class _Walk:
         self.deduper = Deduper(self.params.jaccard_min, self.params.cosine_min)
         self.fates: list[LedgerEntry | None] = [None] * len(self.candidates)
         self.entries: list[str] = []
-        self.header = self.counter.count(self.fmt.header + "\n")
-        self.sep = self.counter.count(self.fmt.joiner)
         self.prep = Preparer.of(self.counter, self.scorer.embedder)
-        self.tail = self.counter.count(self.fmt.tail)
-        # what cl100k merges where one entry's closing fence meets the joiner and the next
-        # entry's opening (">" and "\n---\n" become ">\n" and "---\n"): the same at every joint
-        opening = "<doc"
-        self.joint = self.sep + (
-            self.counter.count(self.fmt.tail + self.fmt.joiner + opening)
-            - self.tail
-            - self.sep
-            - self.counter.count(opening)
-        )
+        self.header, self.opening, self.tail, self.joint = _fixed_parts(self.counter, self.fmt)
         self.heads: dict[tuple[int, int], tuple[str, int]] = {}  # (candidate, entry n) → head, tokens
         self.used = 0
         self.overflowed = False
@@ -313,8 +335,14 @@ class _Walk:
         if key not in self.heads:
             # each line ends with a line break and the next starts with a non-space character,
             # so the head's count is the sum of its lines' (core/prepared.py)
-            lines = head_lines(self.fmt, n, c)
-            self.heads[key] = "".join(lines), sum(_line_tokens(self.counter, line) for line in lines)
+            fence, *lines = head_lines(self.fmt, n, c)
+            # the opening fence splits before the space after the nonce: the nonce's part is
+            # counted once per question, the rest (" n=3>") shares every question's count
+            tokens = self.opening + line_tokens(self.counter, fence[len(self.fmt.opening) :])
+            self.heads[key] = (
+                fence + "".join(lines),
+                tokens + sum(line_tokens(self.counter, x) for x in lines),
+            )
         return self.heads[key]
 
     def whole(self, c: Candidate, n: int) -> tuple[str, int]:

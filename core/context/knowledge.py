@@ -88,7 +88,7 @@ class KnowledgeFormat:
         and the fields."""
         prefix = f"{n}. " if self.separator == "numbered" else ""
         return (
-            f"<doc-{self.nonce} n={n}>\n",
+            f"{self.opening} n={n}>\n",
             f"{prefix}Source: {citation_label(source, page)}\n",
             *((f"Section: {_defused_line(section)}\n",) if section else ()),
             f"Category: {category or 'general'}\n",
@@ -97,9 +97,19 @@ class KnowledgeFormat:
         )
 
     @property
+    def tag(self) -> str:
+        """The question's part of a fence: after "<doc" in the opening and "</doc" in the tail."""
+        return f"-{self.nonce}"
+
+    @property
+    def opening(self) -> str:
+        """An entry's opening fence up to the space before its number."""
+        return f"<doc{self.tag}"
+
+    @property
     def tail(self) -> str:
         """An entry's closing fence (on the line after its text)."""
-        return f"</doc-{self.nonce}>"
+        return f"</doc{self.tag}>"
 
     def block(self, entries: list[str]) -> str:
         """The whole knowledge block, or "" when nothing survived."""

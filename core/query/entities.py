@@ -8,6 +8,7 @@ dotted version ("4.0.0"). Plain words and plain numbers are not entities. Tokens
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -72,6 +73,7 @@ def entities(text: str) -> set[str]:
     return {_normal(text, m) for m in TOKEN.finditer(text) if is_entity(m.group())}
 
 
+@functools.lru_cache(maxsize=1024)  # a question's, read by several steps; a sentence's, by several scorings
 def without_entities(text: str) -> str:
     """The text with its entity tokens blanked ("the NC-300 brake" → "the   brake"), so their
     pieces ("nc", "300") are not read as words or numbers."""

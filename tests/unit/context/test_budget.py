@@ -251,3 +251,40 @@ def test_params_from_settings(tmp_path) -> None:  # noqa: ANN001
     assert BudgetParams.from_settings(s.updated(overflow_extract_tokens=0), 300) == BudgetParams(
         300, s.min_score, s.summary_min_score, s.dedupe_jaccard, s.dedupe_cosine, tail_cap=None
     )
+
+
+def test_every_run_of_up_to_three_digits_is_one_token(resources) -> None:  # noqa: ANN001
+    """The premise a head line's count rests on (budget.line_tokens): digits are pre-tokens of
+    their own, three at most, and each such piece is one cl100k token whatever its digits."""
+    counter = resources.counter
+    runs = [str(i) for i in range(10)] + [f"{i:02d}" for i in range(100)] + [f"{i:03d}" for i in range(1000)]
+    assert [r for r in runs if counter.count(r) != 1] == []
+
+
+@pytest.mark.parametrize("separator", ["rule", "numbered"])
+def test_the_blocks_count_is_exact_for_any_entry_number_score_and_field(resources, scorer, separator) -> None:  # noqa: ANN001
+    """Entries 1 to 120, scores from -2 to 12, fields with digits, non-ASCII digits and none: the
+    block's summed count (every head line counted with its digits written 0) is tiktoken's."""
+    import random
+
+    rng = random.Random(11)
+    sections = ["", "Specs › 2024 model", "Maße 12²3 und 4567", "Über ١٢٣ Seiten", "Part 10000001 › §3"]
+    sources = ["a.md", "docs/v2.4.1/notes 2025.md", "ü/1²34.txt"]
+    cands = [
+        Candidate(
+            Chunk(
+                f"c{i}",
+                f"Item {i} weighs {rng.randint(1, 99999)} g.",
+                rng.choice(sources),
+                {"category": rng.choice(["t", "cat 42", ""]), "heading_path": rng.choice(sections)}
+                | ({"page": rng.randint(1, 2000)} if i % 3 == 0 else {}),
+            ),
+            round(rng.uniform(-2, 12), 4),
+        )
+        for i in range(120)
+    ]
+    params = BudgetParams(budget=10**6, min_score=-10, dedupe=False)
+    for nonce in ("abc", "9f8e7d", "1a2b3c", "ffffff"):
+        ctx = build_context(cands, "q", params, KnowledgeFormat(nonce, separator), resources.counter, scorer)
+        assert len(ctx.included) == 120
+        assert ctx.tokens == resources.counter.count(ctx.text)

@@ -9,6 +9,7 @@ import random
 
 from core.context.budget import head_lines, render_entry
 from core.context.knowledge import KnowledgeFormat
+from core.context.shape import Shape, flags
 from core.context.summarize import extract_tokens, join
 from core.index import Index
 from core.prepared import Prepared, Preparer, dumps, loads, text_current
@@ -37,7 +38,8 @@ def _subsets(n: int, rng: random.Random) -> list[list[int]]:
 def _check_sums(p: Prepared, text: str, counter, rng: random.Random) -> None:  # noqa: ANN001
     assert p.whole == counter.count(text + "\n")
     for idx in _subsets(len(p.sentences), rng):
-        assert extract_tokens(p, idx, counter) == counter.count(join(p.sentences, idx) + "\n"), idx
+        shape = Shape.of(p.sentences, p.shape)
+        assert extract_tokens(p, idx, counter, shape) == counter.count(join(p.sentences, idx) + "\n"), idx
 
 
 def test_extract_sums_are_exact_on_awkward_text(resources) -> None:  # noqa: ANN001
@@ -83,6 +85,12 @@ def test_dumps_loads_round_trip_and_bad_text(resources) -> None:  # noqa: ANN001
     assert p.stems == tuple(STEMMER.stem_set(content_words(x)) for x in p.sentences) and any(p.stems)
     q = Preparer.of(resources.counter, resources.embedder)("The engines were invented. It ran.")
     assert q.stems[0] == {"engin", "invent"}
+    # each sentence's structure flags, as an extract's layout reads them
+    assert p.shape == flags(p.sentences) and any(p.shape)
+    # …stored before them (no "f") or not one to one: computed again when a chunk is fitted
+    old = json.loads(dumps(p))
+    del old["f"]
+    assert loads(json.dumps(old)).shape == () and Shape.of(p.sentences, ()).flags == p.shape
     # a Prepared stored before the stems (no "t"), or whose stems do not match its sentences one to
     # one, is not read as today's sentences
     old = json.loads(dumps(q))

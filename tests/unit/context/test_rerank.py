@@ -122,3 +122,34 @@ def test_a_sentence_holding_the_questions_rare_word_outweighs_one_holding_its_co
     assert best_overlap(rare, question, scorer, weights) > best_overlap(common, question, scorer, weights)
     assert by_relevance([common, rare], question, scorer)[0].chunk.id == "a"
     assert by_relevance([common, rare], question, scorer, weights)[0].chunk.id == "b"
+
+
+def test_overlap_is_the_weighted_share_of_the_questions_stems_met(scorer: SentenceScorer) -> None:
+    """overlap() against its definition, on sentences read with a heading: the weight of the
+    question's stems found in the sentence or the heading over the weight of all of them."""
+    from core.scoring import stem_weights
+    from core.stems import STEMMER
+    from core.text import content_words
+
+    question = "Which committees scrutinise the government in the Scottish Parliament?"
+    sentences = [
+        "Committees of the Scottish Parliament scrutinise the government.",
+        "The committee met.",
+        "Parliament sits in Edinburgh.",
+        "Nothing here.",
+    ]
+    heading = "Scottish government"
+    rarity = {"committees": 4.0, "scrutinise": 3.0, "government": 0.5, "scottish": 0.2, "parliament": 0.1}
+    q = STEMMER.stem_set(content_words(question))
+    extra = STEMMER.stem_set(content_words(heading))
+    for weights in (None, rarity):
+        w = stem_weights(question, weights) if weights else dict.fromkeys(q, 1.0)
+        expected = [
+            sum(w[s] for s in q & (STEMMER.stem_set(content_words(x)) | extra)) / sum(w[s] for s in q)
+            for x in sentences
+        ]
+        assert scorer.overlap(sentences, question, heading, weights=weights) == pytest.approx(
+            expected, abs=1e-6
+        )
+    # a word asking for an attribute is met by the attribute's word
+    assert scorer.overlap(["Weight: 21 kg."], "How heavy is the ArmX2?")[0] == pytest.approx(0.5)

@@ -82,3 +82,22 @@ def test_packed_units_are_joined_by_the_separator_and_counted_exactly(
     assert len(ctx.included) >= 2
     assert f"</doc-n0nce>{JOINERS[separator]}<doc-n0nce n=2>" in ctx.text
     assert ctx.tokens == resources.counter.count(ctx.text) <= 300
+
+
+@pytest.mark.parametrize("separator", sorted(JOINERS))
+def test_the_fences_and_joints_count_as_their_fixed_parts_plus_the_tag(resources, separator) -> None:  # noqa: ANN001
+    """The block's fixed parts are counted once per process and only the question's tag per
+    question (budget._fixed_parts): equal to counting each whole, for random nonces."""
+    import random
+
+    from core.context.budget import _fixed_parts
+
+    counter = resources.counter
+    rng = random.Random(5)
+    nonces = ["abc", "000000", "ffffff", "a1b2c3", "9z"] + [f"{rng.getrandbits(24):06x}" for _ in range(200)]
+    for nonce in nonces:
+        fmt = KnowledgeFormat(nonce, separator)
+        tail = counter.count(fmt.tail)
+        joint = counter.count(fmt.tail + fmt.joiner + "<doc") - tail - counter.count("<doc")
+        expected = (counter.count(fmt.header + "\n"), counter.count(fmt.opening), tail, joint)
+        assert _fixed_parts(counter, fmt) == expected, nonce

@@ -3,6 +3,7 @@ keeps the longest run of leading sentences that fits."""
 
 from __future__ import annotations
 
+from core.context.shape import STRUCTURAL, Shape, flags
 from core.context.summarize import join, leading_pick, ranked_pick
 from core.scoring import SentenceScorer
 from core.text import split_sentences
@@ -34,3 +35,32 @@ def test_truncate_at_sentence_boundary() -> None:
     sentences = split_sentences("Alpha is first. Beta is second. Gamma is third.")
     used = leading_pick(sentences, lambda idx: len(join(sentences, idx)) <= 32)
     assert used == 2 and join(sentences, list(range(used))) == "Alpha is first. Beta is second."
+
+
+def test_an_extract_is_laid_out_by_the_stored_flags() -> None:
+    """The flags ingest stored are what the layout reads (a sentence flagged as standing on its
+    own line is joined by a line break), and without them the same flags are computed."""
+    sentences = ("First fact.", "Second fact.", "- a list item")
+    computed = Shape.of(sentences)
+    assert computed.flags == flags(sentences) and computed.structural(2) and not computed.structural(1)
+    assert join(sentences, [0, 1, 2]) == "First fact. Second fact.\n- a list item"
+    stored = Shape.of(sentences, (STRUCTURAL, STRUCTURAL, STRUCTURAL))
+    assert join(sentences, [0, 1, 2], stored) == "First fact.\nSecond fact.\n- a list item"
+    assert Shape.of(sentences, (STRUCTURAL,)).flags == computed.flags  # not one per sentence: computed
+
+
+def test_shape_flags_headings_rules_header_rows_and_steps() -> None:
+    sentences = (
+        "## Specs",
+        "| Feature | D3 | D6 |",
+        "|---|---|---|",
+        "| Price | 199 | 249 |",
+        "1. Open the lid.",
+        "2. Empty the bin.",
+        "Done.",
+    )
+    shape = Shape.of(sentences)
+    assert [shape.says_nothing(i) for i in range(7)] == [False, True, True, False, False, False, False]
+    assert shape.factless([0, 1, 2]) and not shape.factless([0, 3])
+    assert shape.headers == {2: 1, 3: 1}
+    assert shape.numbered_runs() == {4: (4, 5), 5: (4, 5)}
