@@ -8,7 +8,8 @@ questions (--dupes) a near-duplicate of the top chunk (same text, two words chan
 and source, and what ingest would store with it) is inserted at rank 2, so dedupe has work to do. Both budgeters get the same
 candidates and budget (settings.knowledge_budget). Ours is the pipeline's own call,
 `fit_evidence` (nonce, evidence order, then build_context), timed whole; it runs cold (the
-sentence-split, elision-mark and head-line caches are cleared before each call; what ingest
+sentence-split, elision-mark, head-line and entity-blanking caches are cleared before each call;
+the knowledge format's fixed strings are counted once per process; what ingest
 stored with each chunk, core/prepared.py, is used as the app uses it);
 the naive one counts each chunk with a freshly constructed tiktoken Encoding (built from the
 offline cl100k encoding's parameters every time), dedupes by word-set Jaccard, and summarises an
@@ -128,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     from core.context.budget import BudgetParams
     from core.context.fit import fit_evidence
     from core.pipeline import Pipeline
+    from core.query.entities import without_entities
     from core.resources import Models, Resources
     from core.text import split_sentences
     from core.types import Fate
@@ -163,10 +165,11 @@ def main(argv: list[str] | None = None) -> int:
 
         def cold() -> None:
             """Empty the pure caches the budget fills (sentence splits, elision marks, head-line
-            counts), so every call pays for what it computes."""
+            counts, sentences with their names blanked), so every call pays for what it computes."""
             split_sentences.cache_clear()
             summarize._mark_tokens.cache_clear()
             budget_module._line_tokens.cache_clear()
+            without_entities.cache_clear()
 
         def ours(question: str, cands: list[Any], weights: Any = None) -> Any:
             return fit_evidence(cands, question, question, s, budget, counter, scorer, weights=weights)

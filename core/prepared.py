@@ -4,8 +4,9 @@ Per chunk, of its text as injected (defused): the sentences as `split_sentences`
 sentence's cl100k count in the four ways an extract can join it (alone, after a space, before a
 line break, both); the whole text's count before the entry's closing line break; and each
 sentence's word pieces (the static vectors relevance ranks an overflowing chunk's sentences by),
-its content words' stems (the word overlap relevance, the evidence order and dedupe read) and its
-structure flags (core/context/shape.py: what an extract's layout reads).
+its content words' stems (the word overlap relevance and the evidence order read) and its
+structure flags (core/context/shape.py: what an extract's layout reads); and the text's word set
+(hashed: what dedupe compares).
 Ingest attaches it to the chunks it embeds and the record copy keeps it (core/index/records.py);
 a chunk read without one (a store indexed before it, a follower's copy) gets it computed here.
 
@@ -29,11 +30,12 @@ from core.context import shape
 from core.embed.protocol import Embedder
 from core.shield.defuse import DEFUSE_VERSION
 from core.stems import STEMMER
-from core.text import content_words, split_sentences
+from core.text import content_words, hashed_words, split_sentences
 from core.tokens import TiktokenCounter
 
-# 2: the sentences' stems; 3: their structure flags (bump when core.text's content words, the
-# stemmer or core/context/shape.py change)
+# 2: the sentences' stems; 3: their structure flags and the text's word set (bump when core.text's
+# words, content words, NUMBER, is_heading or is_structural, the stemmer or core/context/shape.py
+# change)
 VERSION = 3
 # what the stored text-derived parts depend on: this module and the defusing of the text
 TEXT_VERSION = f"{VERSION}.{DEFUSE_VERSION}"
@@ -49,6 +51,7 @@ class Prepared:
     pieces: tuple[tuple[int, ...], ...]  # per sentence: the embedder's word-piece ids
     stems: tuple[frozenset[str], ...] = ()  # per sentence: its content words' stems (core/stems.py)
     shape: tuple[int, ...] = ()  # per sentence: its structure flags (core/context/shape.py)
+    words: bytes = b""  # the text's word set as sorted little-endian uint32 (core.text.hashed_words)
 
     def cost(self, i: int, spaced: bool, broken: bool) -> int:
         """Sentence i's tokens after a space (spaced) and before a line break (broken)."""
@@ -76,10 +79,19 @@ class Preparer:
         counts = tuple(tuple(n[i : i + 4]) for i in range(0, len(forms), 4))
         pieces = tuple(tuple(p) for p in self._embedder().word_pieces(sentences))
         stems = tuple(STEMMER.stem_set(content_words(s)) for s in sentences)
-        return Prepared(self.key, sentences, counts, n[-1], pieces, stems, shape.flags(sentences))  # type: ignore[arg-type]
+        words = np.array(sorted(hashed_words(text)), dtype="<u4").tobytes()
+        return Prepared(self.key, sentences, counts, n[-1], pieces, stems, shape.flags(sentences), words)  # type: ignore[arg-type]
 
     def usable(self, p: Prepared | None) -> bool:
         return p is not None and p.key == self.key
+
+
+def word_set(p: Prepared | None) -> frozenset[int] | None:
+    """The stored word set of p's text (core.text.hashed_words), or None when p has none for
+    today's text."""
+    if p is None or not text_current(p) or not p.words or len(p.words) % 4:
+        return None
+    return frozenset(np.frombuffer(p.words, dtype="<u4").tolist())
 
 
 def text_current(p: Prepared | None) -> bool:
@@ -101,6 +113,7 @@ def dumps(p: Prepared) -> str:
             "p": base64.b64encode(flat.tobytes()).decode("ascii"),
             "t": [sorted(x) for x in p.stems],
             "f": p.shape,
+            "u": base64.b64encode(p.words).decode("ascii"),
         },
         separators=(",", ":"),
         ensure_ascii=False,
@@ -128,6 +141,7 @@ def loads(text: str | None) -> Prepared | None:
             tuple(frozenset(x) for x in d.get("t", ())) if len(d.get("t", ())) == len(d["s"]) else (),
             # flags that do not match the sentences one to one are computed again (Shape.of)
             tuple(int(f) for f in d.get("f", ())) if len(d.get("f", ())) == len(d["s"]) else (),
+            base64.b64decode(d.get("u", "")),
         )
     except (ValueError, KeyError, TypeError):
         return None

@@ -117,7 +117,7 @@ class SentenceScorer:
     ) -> tuple[dict[str, float], float]:
         weight = stem_weights(question, dict(items))
         q = self._question(question)[1]
-        return {s: weight.get(s, 0.0) for s in q}, sum(weight.get(s, 0.0) for s in q)
+        return {s: weight.get(s, 0.0) for s in q}, math.fsum(weight.get(s, 0.0) for s in q)
 
     def _question_parts(
         self, question: str

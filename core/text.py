@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import zlib
 
 import blingfire
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -50,6 +51,12 @@ SEARCH_STOP_WORDS = ENGLISH_STOP_WORDS | STOP_WORDS  # (its list lacks "did", "d
 def words(text: str) -> list[str]:
     """Lower-cased words of text, in order."""
     return WORD.findall(text.lower())
+
+
+def hashed_words(text: str) -> frozenset[int]:
+    """The text's distinct lower-cased words, each as the CRC-32 of its UTF-8: the word set
+    dedupe compares, compact enough to store with every chunk (core/prepared.py)."""
+    return frozenset(zlib.crc32(w.encode("utf-8")) for w in set(WORD.findall(text.lower())))
 
 
 def content_words(text: str) -> set[str]:

@@ -1,16 +1,17 @@
-"""Near-duplicate detection on candidates: Jaccard of their content words' stems, stored-embedding
-cosine, and same-document repeats that add no new sentence."""
+"""Near-duplicate detection on candidates: word-set Jaccard, stored-embedding cosine, and
+same-document repeats that add no new sentence."""
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.prepared import text_current
+from core.prepared import word_set as prepared_words
 from core.shield.quarantine import defused_text
-from core.stems import STEMMER
-from core.text import WORD, content_words, split_sentences
+from core.text import WORD, hashed_words, split_sentences
 from core.types import Candidate
 
 
@@ -18,7 +19,7 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(WORD.findall(text.lower()))
 
 
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+def jaccard(a: AbstractSet[object], b: AbstractSet[object]) -> float:
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
@@ -30,13 +31,11 @@ def sentences_of(c: Candidate) -> tuple[str, ...]:
     return p.sentences if p is not None and text_current(p) else split_sentences(defused_text(c.chunk))
 
 
-def stems_of(c: Candidate) -> frozenset[str]:
-    """The stems of the content words of the candidate's text as injected: the union of its
-    sentences' stems stored at ingest (core/prepared.py), computed when there are none."""
-    p = c.chunk.prepared
-    if p is not None and text_current(p):
-        return frozenset().union(*p.stems)
-    return STEMMER.stem_set(content_words(defused_text(c.chunk)))
+def words_of(c: Candidate) -> frozenset[int]:
+    """The word set of the candidate's text as injected (core.text.hashed_words): stored at
+    ingest (core/prepared.py), computed when it is not."""
+    stored = prepared_words(c.chunk.prepared)
+    return stored if stored is not None else hashed_words(defused_text(c.chunk))
 
 
 def _norm_sentence(s: str) -> str:
@@ -47,7 +46,7 @@ def _norm_sentence(s: str) -> str:
 class _Kept:
     id: str
     source: str
-    words: frozenset[str]
+    words: frozenset[int]
     vector: np.ndarray | None
 
 
@@ -59,14 +58,14 @@ class Deduper:
         self.jaccard_min = jaccard_min
         self.cosine_min = cosine_min
         self._kept: list[_Kept] = []
-        self._stem_sets: dict[str, frozenset[str]] = {}  # chunk id → its stems (stems_of)
+        self._word_sets: dict[str, frozenset[int]] = {}  # chunk id → its word set (words_of)
         self._by_source: dict[str, list[Candidate]] = {}  # source → kept candidates
         self._sentences: dict[str, set[str]] = {}  # source → normalised kept sentences
 
-    def _stems(self, c: Candidate) -> frozenset[str]:
-        words = self._stem_sets.get(c.chunk.id)
+    def _words(self, c: Candidate) -> frozenset[int]:
+        words = self._word_sets.get(c.chunk.id)
         if words is None:
-            words = self._stem_sets[c.chunk.id] = stems_of(c)
+            words = self._word_sets[c.chunk.id] = words_of(c)
         return words
 
     def duplicate_of(self, c: Candidate) -> str | None:
@@ -75,13 +74,11 @@ class Deduper:
         for k in self._kept:
             if vec is not None and k.vector is not None and float(vec @ k.vector) >= self.cosine_min:
                 return k.id
-            words = self._stems(c)
-            if not words:  # nothing but function words and marks: nothing to compare
-                continue
+            words = self._words(c)
             # |a ∩ b| / |a ∪ b| ≤ min(|a|, |b|) / max(|a|, |b|): sizes too far apart cannot reach it
             # (compared as a quotient, as jaccard's is: rounding keeps the order of two quotients)
             larger = max(len(words), len(k.words))
-            if min(len(words), len(k.words)) / larger < self.jaccard_min:
+            if larger and min(len(words), len(k.words)) / larger < self.jaccard_min:
                 continue
             if jaccard(words, k.words) >= self.jaccard_min:
                 return k.id
@@ -100,7 +97,7 @@ class Deduper:
     def keep(self, c: Candidate) -> None:
         """Record c as kept (its words and vector; its sentences when a later one needs them)."""
         vec = np.asarray(c.embedding, dtype=np.float32) if c.embedding is not None else None
-        self._kept.append(_Kept(c.chunk.id, c.chunk.source, self._stems(c), vec))
+        self._kept.append(_Kept(c.chunk.id, c.chunk.source, self._words(c), vec))
         self._by_source.setdefault(c.chunk.source, []).append(c)
         bucket = self._sentences.get(c.chunk.source)
         if bucket is not None:

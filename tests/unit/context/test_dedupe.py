@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from core.context.dedupe import Deduper, jaccard, word_set
 from core.types import Candidate, Chunk
 from tests.support.stores import make_pipeline
@@ -68,29 +72,42 @@ SPEC = (
 )
 
 
-def test_a_copy_reworded_only_in_function_words_and_inflections_is_a_duplicate() -> None:
-    """Chunks are compared by their content words' stems: a copy that says the same with other
-    function words and word forms adds nothing (its plain word sets differ by more than a tenth)."""
-    reworded = (
-        "This ArmX2 collaborative arm lifted the rated payload of 12 kg; it reached 900 mm, repeated "
-        "positions within 0.03 mm, drew 350 W from a controller cabinet, weighed 21 kg, mounted on a "
-        "floor, a wall or a ceiling bracket, and it shipped with its teach pendant, the safety relay, "
-        "a calibration certificate and a cable."
-    )
-    assert jaccard(word_set(SPEC), word_set(reworded)) < 0.9
+LINE = "The ArmX2 arm lifts 12 kg, reaches 900 mm and weighs 21 kg on the standard floor mount."
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (SPEC, SPEC.replace("ArmX2", "ArmX3").replace("12 kg", "15 kg").replace("900 mm", "1300 mm")),
+        # a word the stems would drop or merge: a one-letter model, a negation, a model's suffix
+        (LINE.replace("ArmX2", "Model S"), LINE.replace("ArmX2", "Model T")),
+        (LINE + " Remote work is allowed.", LINE + " Remote work isn't allowed."),
+        (LINE.replace("ArmX2", "D3"), LINE.replace("ArmX2", "D3s")),
+    ],
+)
+def test_a_copy_that_differs_in_a_name_a_number_or_a_negation_is_kept(one: str, other: str) -> None:
+    """Chunks are compared by their words as written (lower-cased), not by their stems or
+    content words only: two pages of one template about two models are both evidence."""
     d = Deduper(cosine_min=1.1)
-    d.keep(c("k", SPEC, "one.md"))
-    assert d.duplicate_of(c("x", reworded, "two.md")) == "k"
+    d.keep(c("k", one, "one.md"))
+    assert d.duplicate_of(c("x", other, "two.md")) is None
 
 
-def test_the_same_template_for_another_model_is_not_a_duplicate() -> None:
-    other = SPEC.replace("ArmX2", "ArmX3").replace("12 kg", "15 kg").replace("900 mm", "1300 mm")
+def test_the_word_set_stored_at_ingest_is_the_one_compared(resources) -> None:  # noqa: ANN001
+    from core.prepared import Preparer
+
+    prepare = Preparer.of(resources.counter, resources.embedder)
     d = Deduper(cosine_min=1.1)
-    d.keep(c("k", SPEC, "armx2.md"))
-    assert d.duplicate_of(c("x", other, "armx3.md")) is None
+    kept = Chunk("k", SPEC, "one.md", {})
+    d.keep(Candidate(dataclasses.replace(kept, prepared=prepare(SPEC)), 0.5))
+    # a Prepared whose word set says the text is another: the stored set is what is read
+    other = "A wholly different passage about the warranty terms and the spare parts list."
+    forged = dataclasses.replace(Chunk("x", other, "two.md", {}), prepared=prepare(SPEC))
+    assert d.duplicate_of(Candidate(forged, 0.5)) == "k"
+    assert d.duplicate_of(Candidate(Chunk("y", other, "two.md", {}), 0.5)) is None
 
 
-def test_a_text_of_function_words_only_is_never_a_word_duplicate() -> None:
+def test_texts_of_function_words_that_differ_are_not_duplicates() -> None:
     d = Deduper(cosine_min=1.1)
     d.keep(c("k", "It is what it is.", "one.md"))
     assert d.duplicate_of(c("x", "It was what it was.", "two.md")) is None

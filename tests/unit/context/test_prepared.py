@@ -12,10 +12,10 @@ from core.context.knowledge import KnowledgeFormat
 from core.context.shape import Shape, flags
 from core.context.summarize import extract_tokens, join
 from core.index import Index
-from core.prepared import Prepared, Preparer, dumps, loads, text_current
+from core.prepared import Prepared, Preparer, dumps, loads, text_current, word_set
 from core.shield.quarantine import defused_text
 from core.stems import STEMMER
-from core.text import content_words
+from core.text import content_words, hashed_words
 from core.types import Candidate, Chunk
 
 # texts whose sentences start or end the ways that could merge across a joint: digits, quotes,
@@ -85,6 +85,8 @@ def test_dumps_loads_round_trip_and_bad_text(resources) -> None:  # noqa: ANN001
     assert p.stems == tuple(STEMMER.stem_set(content_words(x)) for x in p.sentences) and any(p.stems)
     q = Preparer.of(resources.counter, resources.embedder)("The engines were invented. It ran.")
     assert q.stems[0] == {"engin", "invent"}
+    # the text's word set, hashed, as dedupe compares it
+    assert word_set(p) == hashed_words(AWKWARD[1]) and len(word_set(p)) > 10
     # each sentence's structure flags, as an extract's layout reads them
     assert p.shape == flags(p.sentences) and any(p.shape)
     # …stored before them (no "f") or not one to one: computed again when a chunk is fitted
