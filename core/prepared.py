@@ -86,7 +86,7 @@ class Preparer:
         return p is not None and p.key == self.key
 
 
-def word_set(p: Prepared | None) -> frozenset[int] | None:
+def stored_words(p: Prepared | None) -> frozenset[int] | None:
     """The stored word set of p's text (core.text.hashed_words), or None when p has none for
     today's text."""
     if p is None or not text_current(p) or not p.words or len(p.words) % 4:

@@ -56,7 +56,7 @@ def words(text: str) -> list[str]:
 def hashed_words(text: str) -> frozenset[int]:
     """The text's distinct lower-cased words, each as the CRC-32 of its UTF-8: the word set
     dedupe compares, compact enough to store with every chunk (core/prepared.py)."""
-    return frozenset(zlib.crc32(w.encode("utf-8")) for w in set(WORD.findall(text.lower())))
+    return frozenset(zlib.crc32(w.encode("utf-8")) for w in set(words(text)))
 
 
 def content_words(text: str) -> set[str]:

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.prepared import text_current
-from core.prepared import word_set as prepared_words
+from core.prepared import stored_words, text_current
 from core.shield.quarantine import defused_text
 from core.text import WORD, hashed_words, split_sentences
 from core.types import Candidate
@@ -34,7 +33,7 @@ def sentences_of(c: Candidate) -> tuple[str, ...]:
 def words_of(c: Candidate) -> frozenset[int]:
     """The word set of the candidate's text as injected (core.text.hashed_words): stored at
     ingest (core/prepared.py), computed when it is not."""
-    stored = prepared_words(c.chunk.prepared)
+    stored = stored_words(c.chunk.prepared)
     return stored if stored is not None else hashed_words(defused_text(c.chunk))
 
 

@@ -12,7 +12,7 @@ from core.context.knowledge import KnowledgeFormat
 from core.context.shape import Shape, flags
 from core.context.summarize import extract_tokens, join
 from core.index import Index
-from core.prepared import Prepared, Preparer, dumps, loads, text_current, word_set
+from core.prepared import Prepared, Preparer, dumps, loads, stored_words, text_current
 from core.shield.quarantine import defused_text
 from core.stems import STEMMER
 from core.text import content_words, hashed_words
@@ -86,7 +86,7 @@ def test_dumps_loads_round_trip_and_bad_text(resources) -> None:  # noqa: ANN001
     q = Preparer.of(resources.counter, resources.embedder)("The engines were invented. It ran.")
     assert q.stems[0] == {"engin", "invent"}
     # the text's word set, hashed, as dedupe compares it
-    assert word_set(p) == hashed_words(AWKWARD[1]) and len(word_set(p)) > 10
+    assert stored_words(p) == hashed_words(AWKWARD[1]) and len(stored_words(p)) > 10
     # each sentence's structure flags, as an extract's layout reads them
     assert p.shape == flags(p.sentences) and any(p.shape)
     # …stored before them (no "f") or not one to one: computed again when a chunk is fitted
