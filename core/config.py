@@ -67,6 +67,10 @@ class Settings(BaseSettings):
     # lexical search: FTS5's bm25 from an in-memory copy of its postings (same terms, same scores,
     # a few ms at 100k chunks), or FTS5 itself (scores every row matching any query word)
     lexical_engine: Literal["memory", "fts5"] = "memory"
+    # a collection of at most this many chunks is searched exactly from the local vector copies
+    # (the same neighbours in every process; core/index/exact.py), a larger one by Chroma's HNSW
+    # (0: always Chroma); server mode always asks Chroma
+    exact_search_max: int = Field(default=10_000, ge=0)
     # server mode: besides the check before every lexical search, a background check of Chroma's
     # manifest every this many seconds keeps an idle instance's lexical index warm (0: off)
     follow_interval_s: float = Field(default=30.0, ge=0.0)

@@ -29,6 +29,7 @@ from core.config import Settings
 from core.errors import StoreUnavailable
 from core.index import lexical, manifest, records, state
 from core.index.db import LocalDB
+from core.index.exact import ExactVectors
 from core.index.follow import Follower, Progress
 from core.index.lexical import LexicalIndex
 from core.index.manifest import FileRecord, Manifest
@@ -52,6 +53,13 @@ class Index:
         self.lexical = LexicalIndex(self.db, settings.lexical_engine)
         self.manifest = Manifest(self.db)
         self.state = IndexState(self.db)
+        # a small collection is searched exactly from the local vector copies (core/index/exact.py);
+        # server mode reads Chroma, which the local rows only follow
+        self.exact = (
+            ExactVectors(settings.exact_search_max)
+            if settings.exact_search_max and not settings.server_mode
+            else None
+        )
         self._write_lock = threading.RLock()
         # server mode: the manifest lives in Chroma and the local rows follow it (issue 22)
         self.shared = SharedManifest(settings) if settings.server_mode else None
@@ -106,11 +114,12 @@ class Index:
 
     # -- reads ----------------------------------------------------------------------------------
     def query(self, embedding: np.ndarray, k: int, follow: bool = True) -> list[StoredVector]:
-        """The k nearest chunks, nearest first: Chroma finds the ids and distances, the records
-        come from their local copies (core/index/records.py) or, without one, from Chroma.
+        """The k nearest chunks, nearest first: Chroma finds the ids and distances (or, for a
+        small collection, the exact search of the local vector copies), the records come from
+        their local copies (core/index/records.py) or, without one, from Chroma.
         follow: server mode, catch up first so the copies of files another instance changed are
         current (False when the question's lexical search, beside it, already does)."""
-        near = self.vectors.nearest(embedding, k)
+        near = self.nearest(embedding, k)
         if follow:
             self._follow()
         got = self._records([cid for cid, _ in near])
@@ -118,7 +127,13 @@ class Index:
 
     def nearest(self, embedding: np.ndarray, k: int) -> list[tuple[str, float]]:
         """The k nearest chunks' ids with their cosine distances, nearest first, without their
-        records (a hybrid search reads only the records of the ids fusion keeps)."""
+        records (a hybrid search reads only the records of the ids fusion keeps): exact for a
+        collection of at most settings.exact_search_max rows (core/index/exact.py), else Chroma's."""
+        if self.exact is not None:
+            conn = self.db.read()
+            near = self.exact.nearest(conn, LexicalIndex.generation(conn), embedding, k)
+            if near is not None:
+                return near
         return self.vectors.nearest(embedding, k)
 
     def get(self, ids: Sequence[str]) -> list[StoredVector]:
@@ -141,6 +156,7 @@ class Index:
             stored = {v.chunk.id: v for v in self.vectors.get(ids)}
             with self.db.transaction() as conn:
                 records.write(conn, stored, only_missing=True)
+                LexicalIndex.bump(conn)  # the exact search loads the new copies
             filled += len(stored)
             after = ids[-1]
         return filled

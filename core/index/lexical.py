@@ -99,12 +99,13 @@ class LexicalIndex:
 
     @staticmethod
     def generation(conn: sqlite3.Connection) -> int:
-        """The counter add, delete and clear bump: a changed value means changed rows."""
+        """The counter add, delete, clear and a fill of the record copies bump: a changed value
+        means changed rows (the in-memory lexical engine and the exact vector search follow it)."""
         row = conn.execute("SELECT n FROM lexical_generation").fetchone()
         return int(row[0]) if row else 0
 
     @staticmethod
-    def _bump(conn: sqlite3.Connection) -> None:
+    def bump(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE lexical_generation SET n = n + 1")
 
     def _search_fts5(self, text: str, k: int) -> list[tuple[str, float]]:
@@ -147,7 +148,7 @@ class LexicalIndex:
         """Inside a transaction: add (id, text) chunks not already indexed, and write the copy of
         each chunk's Chroma record that stored has (an existing row's copy is replaced)."""
         if chunks:
-            LexicalIndex._bump(conn)
+            LexicalIndex.bump(conn)
         for cid, text in chunks:
             if conn.execute("SELECT 1 FROM chunks WHERE id = ?", (cid,)).fetchone():
                 continue
@@ -163,7 +164,7 @@ class LexicalIndex:
         """Inside a transaction: drop the rows of these chunk ids."""
         ids = list(ids)
         if ids:
-            LexicalIndex._bump(conn)
+            LexicalIndex.bump(conn)
         for cid in ids:
             row = conn.execute("SELECT fts_rowid FROM chunks WHERE id = ?", (cid,)).fetchone()
             if row is None:
@@ -173,6 +174,6 @@ class LexicalIndex:
 
     @staticmethod
     def clear(conn: sqlite3.Connection) -> None:
-        LexicalIndex._bump(conn)
+        LexicalIndex.bump(conn)
         conn.execute("DELETE FROM fts")
         conn.execute("DELETE FROM chunks")
