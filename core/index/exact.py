@@ -46,8 +46,8 @@ class ExactVectors:
         collection is left to Chroma."""
         loaded = self._sync(conn, generation)
         q = np.asarray(embedding, dtype=np.float32).reshape(-1)
-        if loaded.matrix is None or q.shape[0] != loaded.matrix.shape[1]:
-            return None  # (a query of another width: Chroma says what is wrong)
+        if loaded.matrix is None or q.shape[0] != loaded.matrix.shape[1] or not np.isfinite(q).all():
+            return None  # (a query of another width or with NaNs: Chroma answers as it does)
         norm = float(np.linalg.norm(q))
         sims = loaded.matrix @ (q / norm if norm else q)
         k = min(max(1, k), len(sims))

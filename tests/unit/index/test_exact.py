@@ -75,7 +75,8 @@ def _nearest(exact: ExactVectors, db: LocalDB, v: list[float], k: int) -> list[t
 
 def test_ties_go_to_the_smaller_id_and_writes_are_followed(tmp_path: Path) -> None:
     db = _db(tmp_path)
-    _add(db, {"c": [1, 0, 0], "b": [0, 1, 0], "a": [1, 0, 0]})  # "a" and "c" hold one vector
+    # "a" and "c" point the same way ("c" stored unnormalised): a tie, whichever length is stored
+    _add(db, {"c": [5, 0, 0], "b": [0, 1, 0], "a": [1, 0, 0]})
     exact = ExactVectors(10)
     got = _nearest(exact, db, [2, 0, 0], 3)  # an unnormalised query: cosine all the same
     assert got is not None and [c for c, _ in got] == ["a", "c", "b"]
@@ -84,11 +85,26 @@ def test_ties_go_to_the_smaller_id_and_writes_are_followed(tmp_path: Path) -> No
     assert [c for c, _ in _nearest(exact, db, [1, 0, 0], 1) or []] == ["a"]  # a tie at the cut too
     assert len(_nearest(exact, db, [1, 0, 0], 50) or []) == 3  # k beyond the rows: every row
     assert _nearest(exact, db, [1, 0], 1) is None  # a vector of another width: Chroma's error
-    _add(db, {"d": [0, 0, 1]})  # a write in another connection: a new generation
+    assert _nearest(exact, db, [float("nan"), 0, 0], 1) is None  # Chroma's NaN distances
+    _add(db, {"d": [0, 0, 1]})  # a write: a new generation
     assert [c for c, _ in _nearest(exact, db, [0, 0.2, 1], 1) or []] == ["d"]
     with db.transaction() as conn:
         LexicalIndex.delete(conn, ["d"])
     assert [c for c, _ in _nearest(exact, db, [0, 0.2, 1], 1) or []] == ["b"]
+
+
+def test_many_ties_come_in_id_order(tmp_path: Path) -> None:
+    """Half of 200 rows share one vector, written in a shuffled order: the nearest are the
+    smallest ids of that half, in order, wherever the cut falls."""
+    db = _db(tmp_path)
+    rng = np.random.default_rng(3)
+    rows = {
+        f"d{i:03d}": ([1.0, 0.0, 0.0] if i % 2 == 0 else list(rng.uniform(-1, 0.5, 3))) for i in range(200)
+    }
+    _add(db, dict(sorted(rows.items(), key=lambda kv: rng.random())))
+    for k in (1, 5, 37, 100):
+        got = _nearest(ExactVectors(1000), db, [1, 0, 0], k) or []
+        assert [c for c, _ in got] == [f"d{i:03d}" for i in range(0, 2 * k, 2)]
 
 
 def test_a_large_collection_or_one_without_every_copy_is_left_to_chroma(tmp_path: Path) -> None:
@@ -113,3 +129,19 @@ def test_the_setting_turns_it_off(sample_copy: Settings) -> None:
     assert index.exact is None
     first = np.asarray(index.vectors.collection.get(limit=1, include=["embeddings"])["embeddings"][0])
     assert [cid for cid, _ in index.nearest(first, 2)] == [cid for cid, _ in index.vectors.nearest(first, 2)]
+
+
+def test_filled_copies_are_searched_exactly(sample_copy: Settings) -> None:
+    """A store whose rows lack their record copies is searched by Chroma; Index.fill_records
+    copies them and the next search is exact."""
+    index = index_for(sample_copy)
+    with index.db.transaction() as conn:
+        conn.execute("UPDATE chunks SET document = NULL, metadata = NULL, vector = NULL WHERE rowid % 3 = 0")
+    q = resources_for(sample_copy).retriever._encode(QUESTIONS[0])
+    conn = index.db.read()
+    assert index.exact is not None and index.exact.nearest(conn, LexicalIndex.generation(conn), q, 4) is None
+    chroma = index.nearest(q, 4)
+    assert index.fill_records() > 0
+    conn = index.db.read()
+    assert index.exact.nearest(conn, LexicalIndex.generation(conn), q, 4) == index.nearest(q, 4)
+    assert [c for c, _ in index.nearest(q, 4)] == [c for c, _ in chroma]
