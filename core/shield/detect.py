@@ -18,7 +18,7 @@ import binascii
 import codecs
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from core.shield.normalize import reading
 from core.shield.vocab import (
@@ -53,8 +53,17 @@ _CLAUSE = (
 _VERB = rf"\b{IMPERATIVE}\b"
 
 
+_PARTS: dict[str, tuple[str, ...]] = {}  # a pattern's source → its alternatives
+
+
 def _rx(*parts: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in parts), _F)
+    rx = re.compile(_either(parts), _F)
+    _PARTS[rx.pattern] = parts
+    return rx
+
+
+def _either(parts: Sequence[str]) -> str:
+    return "|".join(f"(?:{p})" for p in parts)
 
 
 # reason → what shows it (each pattern is one mechanism, in the languages of vocab.py)
@@ -264,6 +273,35 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     ),
 }
 
+# How PATTERNS are searched: IGNORECASE makes re try each letter's cases at every position, so
+# the alternatives written without a case-sensitive part run without it over the text folded once
+# (fold: each character replaced by the lower-case one IGNORECASE takes it for; the length stays,
+# so positions agree): about twice as fast on ordinary text, and matching exactly where the pattern
+# matches the text (tests/unit/shield/test_fold.py checks every character). Alternatives with a
+# case-sensitive part ("(?-i:[A-Z]…)") run as written, on the text itself.
+_FOLD_FIRST = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def fold(text: str) -> str:
+    """text with every character as the lower-case one re.IGNORECASE matches it with (same length:
+    the dotted capital I, whose str.lower() is two characters, is mapped first, with the dotless i
+    and the long s, which str.lower() keeps and IGNORECASE matches with i and s)."""
+    return text.lower() if text.isascii() else text.translate(_FOLD_FIRST).lower()
+
+
+def _split(rx: re.Pattern[str]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """A pattern's alternatives as (the folded-text pattern, the as-written pattern)."""
+    parts = _PARTS[rx.pattern]
+    plain = [p for p in parts if "(?-i:" not in p]
+    cased = [p for p in parts if "(?-i:" in p]
+    return (
+        re.compile(_either(plain), re.MULTILINE) if plain else None,
+        re.compile(_either(cased), _F) if cased else None,
+    )
+
+
+_FAST = {reason: _split(rx) for reason, rx in PATTERNS.items()}
+
 # line-start role labels ("System:", "### Assistant:", "[USER]") and what follows them
 _ROLE_LINE = re.compile(
     rf"^[ \t#>*_\[(-]{{0,12}}({ROLES})\b[ \t*_\])]{{0,4}}[:>][ \t]{{0,5}}(.{{0,160}})", _F
@@ -373,16 +411,23 @@ _CHECKS: tuple[Callable[[str], str | None], ...] = (_role_lines, _delimiters, _a
 
 def _plain_reasons(text: str) -> list[str]:
     """The mechanisms found in already-read text (no decoding)."""
-    found = [reason for reason, rx in PATTERNS.items() if _search(rx, text, reason)]
+    folded = fold(text)
+    found = [reason for reason in PATTERNS if _search(reason, text, folded)]
     found += [r for check in _CHECKS if (r := check(text))]
     return found
 
 
-def _search(rx: re.Pattern[str], text: str, reason: str) -> bool:
-    if reason != "asks for the model's secrets":
-        return rx.search(text) is not None
-    # "never share your API key" protects a secret; only an unnegated request is one
-    return any(not _NEGATED.search(text[max(0, m.start() - 40) : m.start()]) for m in rx.finditer(text))
+def _search(reason: str, text: str, folded: str) -> bool:
+    if reason == "asks for the model's secrets":
+        # "never share your API key" protects a secret; only an unnegated request is one
+        return any(
+            not _NEGATED.search(text[max(0, m.start() - 40) : m.start()])
+            for m in PATTERNS[reason].finditer(text)
+        )
+    plain, cased = _FAST[reason]
+    return (plain is not None and plain.search(folded) is not None) or (
+        cased is not None and cased.search(text) is not None
+    )
 
 
 @functools.lru_cache(maxsize=8192)
