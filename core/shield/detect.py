@@ -19,6 +19,7 @@ import codecs
 import functools
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from core.shield.normalize import reading
 from core.shield.vocab import (
@@ -36,6 +37,11 @@ from core.shield.vocab import (
     ROLES,
     VERBS,
 )
+
+try:  # the parser re compiles with: which characters an alternative names
+    from re import _parser
+except ImportError:  # pragma: no cover - another Python
+    _parser = None  # type: ignore[assignment]
 
 _F = re.IGNORECASE | re.MULTILINE
 _WHO = rf"(?:\b{MODEL}\b|{ASSISTANT})"
@@ -274,30 +280,78 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 # How PATTERNS are searched: IGNORECASE makes re try each letter's cases at every position, so
-# the alternatives written without a case-sensitive part run without it over the text folded once
-# (fold: each character replaced by the lower-case one IGNORECASE takes it for; the length stays,
-# so positions agree): about twice as fast on ordinary text, and matching exactly where the pattern
-# matches the text (tests/unit/shield/test_fold.py checks every character). Alternatives with a
-# case-sensitive part ("(?-i:[A-Z]…)") run as written, on the text itself.
+# the alternatives that can be read case-folded run without it over the text folded once (fold:
+# each character as the lower-case one IGNORECASE matches it with, for the letters such an
+# alternative may use; the length stays, so positions agree): about twice as fast on ordinary
+# text, and matching exactly where the pattern matches the text (tests/unit/shield/test_fold.py
+# checks each of those letters and every character used against every Unicode character). The
+# other alternatives (a case-sensitive part "(?-i:[A-Z]…)", a backreference, a letter outside
+# FOLDED_LETTERS) run as written, on the text itself.
 _FOLD_FIRST = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+# the letters an alternative read case-folded may use: IGNORECASE matches each with exactly the
+# characters fold turns into it (not so for σ, whose cases include ς, or µ and μ)
+FOLDED_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzßàáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿ")
 
 
 def fold(text: str) -> str:
-    """text with every character as the lower-case one re.IGNORECASE matches it with (same length:
-    the dotted capital I, whose str.lower() is two characters, is mapped first, with the dotless i
-    and the long s, which str.lower() keeps and IGNORECASE matches with i and s)."""
+    """text with each character lower-cased as re.IGNORECASE pairs the FOLDED_LETTERS with their
+    cases (same length: the dotted capital I, whose str.lower() is two characters, is mapped
+    first, with the dotless i and the long s, which str.lower() keeps and IGNORECASE matches
+    with i and s)."""
     return text.lower() if text.isascii() else text.translate(_FOLD_FIRST).lower()
 
 
 def _split(rx: re.Pattern[str]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
     """A pattern's alternatives as (the folded-text pattern, the as-written pattern)."""
     parts = _PARTS[rx.pattern]
-    plain = [p for p in parts if "(?-i:" not in p]
-    cased = [p for p in parts if "(?-i:" in p]
+    folds = [foldable(p) for p in parts]
+    plain = [p for p, f in zip(parts, folds, strict=True) if f]
+    cased = [p for p, f in zip(parts, folds, strict=True) if not f]
     return (
         re.compile(_either(plain), re.MULTILINE) if plain else None,
         re.compile(_either(cased), _F) if cased else None,
     )
+
+
+def foldable(part: str) -> bool:
+    """True when the alternative matches the folded text, without IGNORECASE, exactly where it
+    matches the text with it: no inline flags, no backreference, and every character it names
+    (literals, class members, range members) a FOLDED_LETTER or a character without cases."""
+    if _parser is None:  # another Python's re: every alternative runs as written
+        return False
+    try:
+        return _plain_items(_parser.parse(part, _F))
+    except (re.error, TypeError, ValueError, AttributeError, RecursionError):
+        return False
+
+
+def _caseless(code: int) -> bool:
+    c = chr(code)
+    return c in FOLDED_LETTERS or c.lower() == c == c.upper()
+
+
+def _plain_items(items: Any) -> bool:
+    for op, av in items:
+        name = str(op)
+        if name in ("LITERAL", "NOT_LITERAL"):
+            ok = _caseless(av)
+        elif name == "RANGE":
+            ok = all(_caseless(c) for c in range(av[0], av[1] + 1))
+        elif name == "IN":
+            ok = _plain_items(av)
+        elif name == "BRANCH":
+            ok = all(_plain_items(p) for p in av[1])
+        elif name == "SUBPATTERN":
+            ok = not av[1] and not av[2] and _plain_items(av[3])  # no flags added or removed
+        elif name in ("MAX_REPEAT", "MIN_REPEAT"):
+            ok = _plain_items(av[2])
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            ok = _plain_items(av[1])
+        else:  # AT, ANY, CATEGORY, NEGATE read no case; anything else (backreferences…) is not known safe
+            ok = name in ("AT", "ANY", "CATEGORY", "NEGATE")
+        if not ok:
+            return False
+    return True
 
 
 _FAST = {reason: _split(rx) for reason, rx in PATTERNS.items()}
