@@ -93,9 +93,8 @@ def score_units(
         if n not in parsed_of:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
         title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
-        before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
-        parsed = [*before, *parsed_of[n]]
-        for i, u in enumerate(parsed[len(before) :], len(before)):
+        parsed = [*starts[n][1], *parsed_of[n]]  # after the unit of the chunk it goes on from, if injected
+        for i, u in enumerate(parsed[len(starts[n][1]) :], len(starts[n][1])):
             lead = query_type == "factual" and _leads_list(parsed, i)
             if not _usable(u, lead) or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
