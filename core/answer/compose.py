@@ -69,33 +69,10 @@ def _labels(picked: Sequence[Scored]) -> tuple[str, ...]:
 
 
 def units(picked: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
-    """Sentences as prose; list items and rows (or a mix) as bullets; a list's lead-in as the line
-    its items stand under, the sentences after them as a paragraph of their own."""
-    if not any(is_lead(x) for x in picked):
-        if all(x.unit.kind == "sentence" for x in picked):
-            return " ".join(cite(x.text, x.label) for x in picked), _labels(picked)
-        return "\n".join(f"- {cite(x.text, x.label)}" for x in picked), _labels(picked)
-    blocks: list[tuple[bool, list[str]]] = []  # (a list?, its lines)
-    for x in picked:
-        line = cite(x.text, x.label)
-        if is_lead(x):
-            blocks.append((True, [line]))
-        elif x.unit.kind == "sentence":
-            if blocks and not blocks[-1][0]:
-                blocks[-1][1].append(line)
-            else:
-                blocks.append((False, [line]))
-        elif blocks and blocks[-1][0]:
-            blocks[-1][1].append(f"- {line}")
-        else:
-            blocks.append((True, [f"- {line}"]))
-    text = "\n\n".join(("\n" if listed else " ").join(lines) for listed, lines in blocks)
-    return text, _labels(picked)
-
-
-def is_lead(x: Scored) -> bool:
-    """x is a sentence that introduces the list after it (ending with a colon)."""
-    return x.unit.kind == "sentence" and x.text.rstrip().endswith(":")
+    """Sentences as prose; list items and rows (or a mix) as bullets."""
+    if all(x.unit.kind == "sentence" for x in picked):
+        return " ".join(cite(x.text, x.label) for x in picked), _labels(picked)
+    return "\n".join(f"- {cite(x.text, x.label)}" for x in picked), _labels(picked)
 
 
 def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, ...]] | None:

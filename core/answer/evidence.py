@@ -93,10 +93,10 @@ def score_units(
         if n not in parsed_of:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
         title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
-        parsed = [*starts[n][1], *parsed_of[n]]  # after the unit of the chunk it goes on from, if injected
-        for i, u in enumerate(parsed[len(starts[n][1]) :], len(starts[n][1])):
-            lead = query_type == "factual" and _leads_list(parsed, i)
-            if not _usable(u, lead) or (own and matches(wanted, labels.get((n, u.position), set()))):
+        before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
+        parsed = [*before, *parsed_of[n]]
+        for i, u in enumerate(parsed[len(before) :], len(before)):
+            if not _usable(u) or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks, question, query_type)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
@@ -283,30 +283,11 @@ def _stem(source: str) -> str:
     return source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
 
-def _usable(u: Unit, lead: bool = False) -> bool:
-    """lead: the unit introduces the list after it, and a factual answer may quote it with the list."""
+def _usable(u: Unit) -> bool:
     words = len(u.text.split())
-    if u.kind == "sentence" and u.text.endswith(":"):
-        # a list's lead-in is a fragment ("To clear it:"), unless a whole clause that a factual
-        # answer quotes with its list ("Customers may return … within 30 days …, provided that:")
-        return lead and words >= LEAD_WORDS
-    if u.kind == "sentence" and words < 3 and not _DIGIT.search(u.text):
+    if u.kind == "sentence" and ((words < 3 and not _DIGIT.search(u.text)) or u.text.endswith(":")):
         return False  # a fragment; "Released 2024-08-05." is a fact
     return words >= 2  # a flagged chunk is skipped whole (score_units): no unit is checked again here
-
-
-LEAD_WORDS = 8  # a lead-in this long says something of its own
-
-
-def _leads_list(parsed: Sequence[Unit], i: int) -> bool:
-    """Unit i is a sentence ending with ":" right before the items of a list under the same headings."""
-    nxt = parsed[i + 1] if i + 1 < len(parsed) else None
-    return (
-        nxt is not None
-        and nxt.kind == "item"
-        and nxt.path == parsed[i].path
-        and _lead_in(parsed, i + 1) != ""
-    )
 
 
 def _narrow(

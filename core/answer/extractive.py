@@ -130,10 +130,6 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
             )
             return compose.units([*run, *([other] if other is not None else [])])
         return compose.units(pick(usable, floor, most=4, per_source=True))
-    # a list's lead-in answers only as the best unit (quoted with its list, _with_lists); it takes
-    # no follower's place
-    if not compose.is_lead(max(usable, key=lambda x: x.score)):
-        usable = [x for x in usable if not compose.is_lead(x)]
     picked = pick(usable, floor, follow=FACTUAL_FOLLOW)
     # a unit of another document joins only when nearly as relevant: the best one's document answers
     picked = [
@@ -155,21 +151,7 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
-    return compose.units(_with_lists(picked, usable))
-
-
-def _with_lists(picked: list[Scored], usable: Sequence[Scored]) -> list[Scored]:
-    """A best unit that is a list's lead-in ("…, provided that:") with the list's items after it,
-    in document order; a lead-in among the further units is left out (it would end on a colon)."""
-    lead = picked[0]
-    rest = [x for x in picked[1:] if not compose.is_lead(x)]
-    if not compose.is_lead(lead):
-        return [lead, *rest]
-    items = sorted(
-        (x for x in usable if x.lead == lead.text and x.source == lead.source and x.place > lead.place),
-        key=lambda x: x.place,
-    )
-    return [lead, *items, *(x for x in rest if x not in items)]
+    return compose.units(picked)
 
 
 def _same_fact_elsewhere(x: Scored, best: Scored, wanted: frozenset[str]) -> bool:

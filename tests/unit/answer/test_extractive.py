@@ -216,28 +216,6 @@ def test_a_lead_in_belongs_to_its_own_list_only(scorer: SentenceScorer) -> None:
     assert leads == {""}
 
 
-def test_a_factual_answer_in_a_list_s_lead_in_is_quoted_with_the_list(scorer: SentenceScorer) -> None:
-    """A lead-in that is a whole clause states a fact of its own ("within 30 days"): a factual
-    answer quotes it with the items it introduces, and the prose after them as its own paragraph;
-    a short lead-in ("Returns are refused when:") stays a fragment, and no answer ends on a colon."""
-    evidence = [entry("policies/returns.md", RETURNS)]
-    text = ask("How many days do customers have to return a drone?", "factual", scorer, evidence)
-    blocks = text.split("\n\n")
-    assert blocks[0].splitlines() == [
-        "Customers may return a drone within 30 days of delivery, provided that (policies/returns.md):",
-        "- a) the drone has not been flown (policies/returns.md);",
-        "- b) it is returned in its original case (policies/returns.md).",
-    ]
-    assert all(not b.rstrip().endswith(":") for b in blocks)
-    g = check(text, evidence, scorer, "How many days do customers have to return a drone?")
-    assert g is not None and g.score == 1.0, [(c.sentence, c.problem) for c in g.sentences]
-    short = RETURNS.replace(
-        "Customers may return a drone within 30 days of delivery, provided that:", "Returns need:"
-    )
-    leads = [x for x in score_units("What do returns need?", [entry("p/r.md", short)], scorer).units]
-    assert "Returns need:" not in {x.text for x in leads}
-
-
 def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:
     cut = PAIRING.replace("3. Select the drone's serial number on the controller screen.\n", "")
     text = ask(
