@@ -325,7 +325,8 @@ def foldable(part: str) -> bool:
         return False
 
 
-def _caseless(code: int) -> bool:
+def _folds_exactly(code: int) -> bool:
+    """A FOLDED_LETTER, or a character without cases."""
     c = chr(code)
     return c in FOLDED_LETTERS or c.lower() == c == c.upper()
 
@@ -334,9 +335,9 @@ def _plain_items(items: Any) -> bool:
     for op, av in items:
         name = str(op)
         if name in ("LITERAL", "NOT_LITERAL"):
-            ok = _caseless(av)
+            ok = _folds_exactly(av)
         elif name == "RANGE":
-            ok = all(_caseless(c) for c in range(av[0], av[1] + 1))
+            ok = all(_folds_exactly(c) for c in range(av[0], av[1] + 1))
         elif name == "IN":
             ok = _plain_items(av)
         elif name == "BRANCH":

@@ -94,7 +94,7 @@ def test_every_character_the_fast_alternatives_name_matches_where_ignorecase_mat
     folded = fold(EVERY)
     named = {chr(c) for p in _plain_parts() for c in _named(_parser.parse(p, re.IGNORECASE))}
     classes = {c for p in _plain_parts() for c in _classes(p)}
-    assert FOLDED_LETTERS <= named | FOLDED_LETTERS and len(named) > 60 and len(classes) > 20
+    assert len(named) > 60 and len(classes) > 20  # the patterns' letters, punctuation and classes
     for atom in [re.escape(c) for c in sorted(named | FOLDED_LETTERS)] + sorted(classes):
         ignorecase = [m.start() for m in re.finditer(atom, EVERY, re.IGNORECASE)]
         plain = [m.start() for m in re.finditer(atom, folded)]
