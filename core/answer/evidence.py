@@ -31,6 +31,7 @@ _SEEKS_NAME = re.compile(
     r"^\W*(?:(?:in|on|with|from|since|by) )?(?:which|what (?:version|release|model|revision|edition))\b", re.I
 )
 PART_WEIGHT = 0.6  # a part's own relevance in its score (the rest: the whole question's)
+ILLUSTRATION = 0.1  # a sentence of an example ranks below the rule it illustrates (units.Unit.illustrative)
 
 
 @dataclass(frozen=True)
@@ -145,13 +146,31 @@ def _relevance(
     """Each unit's relevance to the question, and to each part it asks (read with the whole
     question, which carries the subject "… prevent it" leans on)."""
     plain = [u for u, *_ in pool]
+    shows = ILLUSTRATION * np.array(_illustrations(pool, question), dtype=np.float32)
 
     def relevance(query: str) -> np.ndarray:
         sims = 0.75 * scorer.relevance(contexts, query) + 0.25 * _stem_overlap(contexts, query, weights)
-        return sims + _lookup_bonus(plain, bare, query, wanted)
+        return sims + _lookup_bonus(plain, bare, query, wanted) - shows
 
     sims = relevance(question)
     return sims, [PART_WEIGHT * relevance(part) + (1 - PART_WEIGHT) * sims for part in asked]
+
+
+_FIGURE = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")  # a figure, not a model code's digit ("ArmX2")
+
+
+def _illustrations(
+    pool: Sequence[tuple[Unit, str, LedgerEntry, frozenset[str], int]], question: str
+) -> list[bool]:
+    """Which units illustrate a rule with a case the question does not ask about: a sentence of an
+    example (units.Unit.illustrative) whose paragraph shares no figure with the question (one
+    quoting "$1,000" asks about the case that uses it; a model code's digits are no figure)."""
+    asked = set(_FIGURE.findall(question))
+    out = []
+    for u, _, e, *_ in pool:
+        line = e.injected_text.split("\n")[u.line] if u.illustrative and u.line >= 0 else ""
+        out.append(u.illustrative and not asked & set(_FIGURE.findall(line)))
+    return out
 
 
 def _clashes(

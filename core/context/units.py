@@ -19,6 +19,11 @@ _ITEM = re.compile(r"^\s*(?:[-*+•]|(\d{1,3})[.)])\s+(.*)$")
 _RULE_ROW = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
 _ELISION = frozenset({"…", "..."})
 _UNDERLINE = re.compile(r"^\s*(=+|-{3,})\s*$")
+# a paragraph or sentence that opens as an illustration ("Example: a customer returns …", "For
+# instance, …"): its sentences state a case, not the rule
+_ILLUSTRATION = re.compile(
+    r"^(?:(?:a |worked )?examples?(?: \d+)?\s*[:—–-]|for (?:example|instance)\b|e\.g\.)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,7 @@ class Unit:
     header: tuple[str, ...] = ()  # its table's header cells
     line: int = -1  # the line of the chunk's text it is on
     heads: tuple[int, ...] = ()  # the lines of the chunk's own headings on its path (and a row's header line)
+    illustrative: bool = False  # a sentence of an example (its paragraph or itself opens as one)
 
     @property
     def context(self) -> str:
@@ -99,10 +105,14 @@ def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] =
             units.append(Unit("item", text_, tuple(path), n, ordinal, block, line=ln, heads=heads))
             continue
         header, in_list = None, False
+        example = bool(_ILLUSTRATION.match(strip_markup(stripped)))
         for s in split_sentences(stripped):
             s = strip_markup(s.strip(" …"))
             if s:
-                units.append(Unit("sentence", s, tuple(path), len(units), line=ln, heads=heads))
+                shows = example or bool(_ILLUSTRATION.match(s))
+                units.append(
+                    Unit("sentence", s, tuple(path), len(units), line=ln, heads=heads, illustrative=shows)
+                )
     return units
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.answer import compose
+from core.answer import compose, evidence
 from core.answer.compose import title_of
 from core.answer.evidence import score_units
 from core.answer.extractive import extractive_answer
@@ -912,3 +912,29 @@ def test_a_follower_under_the_asked_models_heading_stays_though_it_names_a_sibli
         "How long does the Harrier H9 battery last?", [entry("h9.md", sheet, 0.8)], scorer, REFUSAL, 0.25
     )
     assert "95 minutes" in d.text, d.text
+
+
+def test_the_rule_answers_before_the_example_that_applies_it(
+    scorer: SentenceScorer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy = entry(
+        "policies/late-payment.md",
+        "# Late payments\n\n"
+        "Example: a customer on plan B2 pays an invoice of $1,000 one month late. The late fee is $20.\n\n"
+        "A late fee of 2% of the invoice amount is charged for each month of delay.\n\n"
+        "Invoices are sent by email on the first working day of the month.",
+    )
+    text = ask("What is the late fee?", "factual", scorer, [policy])
+    assert text.startswith("A late fee of 2% of the invoice amount"), text
+
+    # a question quoting the example's figures asks about the case: its sentences lose nothing
+    def scores(question: str) -> list[float]:
+        return [u.score for u in score_units(question, [policy], scorer).units]
+
+    plain = scores("What is the late fee on plan B2?")  # a code's digit is no figure of the case
+    quoting = "What late fee does a $1,000 invoice paid one month late pay?"
+    with_case = scores(quoting)
+    monkeypatch.setattr(evidence, "ILLUSTRATION", 0.0)
+    assert scores(quoting) == pytest.approx(with_case)
+    unmarked = scores("What is the late fee on plan B2?")
+    assert [round(a - b, 6) for a, b in zip(unmarked, plain, strict=True)] == [0.1, 0.1, 0.0, 0.0]

@@ -73,3 +73,24 @@ def test_an_elided_table_keeps_its_header() -> None:
     rows = [u for u in parse(text) if u.kind == "row"]
     assert [u.cells[0] for u in rows] == ["Max wind", "Range"]
     assert rows[0].text == "Max wind — K5: 30 km/h; K7: 45 km/h"
+
+
+def test_the_sentences_of_an_example_are_marked_illustrative() -> None:
+    text = (
+        "A late fee of 2% of the invoice is charged each month.\n\n"
+        "Example: an invoice of $1,000 paid a month late. The late fee is $20.\n\n"
+        "The fee is waived for the first late payment. For instance, a new customer pays none. "
+        "Fees are billed quarterly.\n\n"
+        "- Example: a list item is not a paragraph's illustration"
+    )
+    units = parse(text)
+    assert [(u.kind, u.illustrative) for u in units] == [
+        ("sentence", False),
+        ("sentence", True),  # the paragraph opens as an example: its every sentence is one
+        ("sentence", True),
+        ("sentence", False),
+        ("sentence", True),  # a sentence opening as one, in a paragraph stating the rule
+        ("sentence", False),
+        ("item", False),
+    ]
+    assert not any(u.illustrative for u in parse("Examples of good practice are rare. Exampled it."))
