@@ -15,6 +15,7 @@ from core.answer.clauses import asked_clauses
 from core.answer.qualified import asked_part
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
+from core.query.answer_type import expected_type, stating
 from core.query.attribute import asks_attribute
 from core.query.entities import conflicts, entities, matches, question_entities, siblings
 from core.query.measure import measured
@@ -97,7 +98,7 @@ def score_units(
         before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
         parsed = [*before, *parsed_of[n]]
         for i, u in enumerate(parsed[len(before) :], len(before)):
-            if not _usable(u) or (own and matches(wanted, labels.get((n, u.position), set()))):
+            if not _usable(u, question) or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks, question, query_type)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
@@ -302,11 +303,35 @@ def _stem(source: str) -> str:
     return source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
 
-def _usable(u: Unit) -> bool:
+def _usable(u: Unit, question: str = "") -> bool:
+    """A unit that can answer (the question, when given: _aside)."""
+    if question and _aside(u, question):
+        return False
     words = len(u.text.split())
     if u.kind == "sentence" and ((words < 3 and not _DIGIT.search(u.text)) or u.text.endswith(":")):
         return False  # a fragment; "Released 2024-08-05." is a fact
     return words >= 2  # a flagged chunk is skipped whole (score_units): no unit is checked again here
+
+
+# a sentence about its own document ("This policy explains when customers can return products …
+# and how long it takes"): it names what the document tells, not the value
+_ABOUT_ITSELF = re.compile(
+    r"^(?:this|the present) (?:[\w-]+ ){0,2}?(?:policy|document|guide|page|section|article|manual|chapter|faq|"
+    r"procedure|notice|report|handbook|standard|agreement|guideline|specification|sheet|datasheet|overview|note)s? "
+    r"(?:explains|describes|covers|sets out|outlines|defines|summari[sz]es|details|lists|gives|provides|"
+    r"contains|tells|shows)\b",
+    re.IGNORECASE,
+)
+
+
+def _aside(u: Unit, question: str) -> bool:
+    """A sentence about its own document, for a question asking for a value it does not state
+    ("How long does a refund take?"): no answer to it. A question about what the document covers
+    asks for no value, and still gets it."""
+    if u.kind != "sentence" or not _ABOUT_ITSELF.match(u.text):
+        return False
+    kind = expected_type(question)
+    return kind is not None and not stating(kind, [u.text], question)[0]
 
 
 def _narrow(

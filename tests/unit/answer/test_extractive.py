@@ -938,3 +938,21 @@ def test_the_rule_answers_before_the_example_that_applies_it(
     assert scores(quoting) == pytest.approx(with_case)
     unmarked = scores("What is the late fee on plan B2?")
     assert [round(a - b, 6) for a, b in zip(unmarked, plain, strict=True)] == [0.1, 0.1, 0.0, 0.0]
+
+
+def test_a_sentence_about_its_own_document_answers_no_question_asking_for_a_value(
+    scorer: SentenceScorer,
+) -> None:
+    policy = entry(
+        "policies/repairs.md",
+        "# Repairs\n\n"
+        "This repair policy explains which faults are repaired free of charge and how long a repair takes. "
+        "Repairs take up to 10 working days from the day the unit arrives. "
+        "Faults caused by misuse are repaired at the customer's cost.",
+    )
+    text = ask("How long does a repair take?", "factual", scorer, [policy])
+    assert text.startswith("Repairs take up to 10 working days"), text
+    assert "This repair policy explains" not in text
+    # asked what the document is about, it is the answer
+    text = ask("What does the repair policy explain?", "factual", scorer, [policy])
+    assert text.startswith("This repair policy explains"), text
