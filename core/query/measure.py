@@ -32,7 +32,8 @@ _MEASURE = {
     "energy": _units(r"m?Ah|[kM]?Wh|kJ|J|joules?|kcal|calories"),
     "sound": _units(r"dB\(?A?\)?|decibels?"),
     "duration": _units(
-        r"s|secs?|seconds?|ms|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?"
+        r"s|secs?|seconds?|ms|min|mins|minutes?|h|hrs?|yrs?|(?:(?:business|working|calendar|school|banking|"
+        r"consecutive|full|clear|man|person)[ -])?(?:hours?|days?|weeks?|months?|years?)"  # "14 business days"
     ),
     "length": _units(
         r"[nµμmck]?m|inch(?:es)?|\"|ft|feet|foot|yards?|yd|mi|miles?|(?:kilo|centi|milli)?met(?:re|er)s?"

@@ -26,6 +26,9 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
         "How big is the K7's screen?": ("Display: 2.4-inch LCD", "Display: backlit LCD"),
         "How precise is the K7's thermometer?": ("Accuracy: ±0.5 °C", "Sensor: digital"),
         "How long does the K7 take to charge?": ("Charging time: 4 hours", "Charger: 65 W"),
+        # a duration counted in a kind of day or hour
+        "How long does a K7 repair take?": ("Repairs take 14 business days.", "Repairs are free."),
+        "How long does K7 shipping take?": ("It ships in 3 working-days.", "It ships by courier."),
     }
     for question, (stating, other) in cases.items():
         got = measured(question, [stating, other])
