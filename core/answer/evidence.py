@@ -158,6 +158,7 @@ def _relevance(
 
 
 _FIGURE = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")  # a figure, not a model code's digit ("ArmX2")
+_NAME = re.compile(r"\b[A-Z][\w-]*")
 
 
 def _illustrations(
@@ -165,12 +166,22 @@ def _illustrations(
 ) -> list[bool]:
     """Which units illustrate a rule with a case the question does not ask about: a sentence of an
     example (units.Unit.illustrative) whose paragraph shares no figure with the question (one
-    quoting "$1,000" asks about the case that uses it; a model code's digits are no figure)."""
-    asked = set(_FIGURE.findall(question))
+    quoting "$1,000" or "1000" asks about the case that uses it; a model code's digits are no
+    figure) and names nothing the question names that only the document's examples name ("the
+    Premium plan", asked, where the rule speaks of the Standard plan)."""
+    figures = {f.replace(",", "") for f in _FIGURE.findall(question)}
+    names = set(_NAME.findall(question)[1:]) if question[:1].isupper() else set(_NAME.findall(question))
+    plain: dict[str, set[str]] = {}  # per source: the names its units that are no example name
+    for u, _, e, *_ in pool:
+        if not u.illustrative:
+            plain.setdefault(e.source, set()).update(_NAME.findall(u.text))
     out = []
     for u, _, e, *_ in pool:
         line = e.injected_text.split("\n")[u.line] if u.illustrative and u.line >= 0 else ""
-        out.append(u.illustrative and not asked & set(_FIGURE.findall(line)))
+        case = {f.replace(",", "") for f in _FIGURE.findall(line)} & figures or (
+            names & set(_NAME.findall(line)) - plain.get(e.source, set())
+        )
+        out.append(u.illustrative and not case)
     return out
 
 

@@ -131,10 +131,16 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
             return compose.units([*run, *([other] if other is not None else [])])
         return compose.units(pick(usable, floor, most=4, per_source=True))
     picked = pick(usable, floor, follow=FACTUAL_FOLLOW)
-    # a unit of another document joins only when nearly as relevant: the best one's document answers
+    # a unit of another document joins only when nearly as relevant: the best one's document answers;
+    # a sentence of an example only with the example it belongs to
     picked = [
         picked[0],
-        *(x for x in picked[1:] if x.source == picked[0].source or x.score >= ELSEWHERE * picked[0].score),
+        *(
+            x
+            for x in picked[1:]
+            if (x.source == picked[0].source or x.score >= ELSEWHERE * picked[0].score)
+            and not _stray_example(x, picked[0])
+        ),
     ]
     if ev.wanted and matches(ev.wanted, _names(picked[0])):
         # the best unit is about the asked entity: the same fact standing under another one
@@ -152,6 +158,13 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
     return compose.units(picked)
+
+
+def _stray_example(x: Scored, lead: Scored) -> bool:
+    """x is a sentence of an example the lead does not belong to: without its opening it reads as
+    the rule ("The restocking fee is $3,675" after "A restocking fee of 15% …")."""
+    same = x.order // 100000 == lead.order // 100000 and x.unit.line == lead.unit.line
+    return x.unit.illustrative and not same
 
 
 def _same_fact_elsewhere(x: Scored, best: Scored, wanted: frozenset[str]) -> bool:

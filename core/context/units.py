@@ -19,11 +19,12 @@ _ITEM = re.compile(r"^\s*(?:[-*+•]|(\d{1,3})[.)])\s+(.*)$")
 _RULE_ROW = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
 _ELISION = frozenset({"…", "..."})
 _UNDERLINE = re.compile(r"^\s*(=+|-{3,})\s*$")
-# a paragraph or sentence that opens as an illustration ("Example: a customer returns …", "For
-# instance, …"): its sentences state a case, not the rule
-_ILLUSTRATION = re.compile(
-    r"^(?:(?:a |worked )?examples?(?: \d+)?\s*[:—–-]|for (?:example|instance)\b|e\.g\.)", re.IGNORECASE
-)
+# a worked example: a paragraph that opens as one ("Example: a customer returns …") or what stands
+# under an "Examples" heading; its sentences state a case, not the rule. A sentence opening "For
+# example, …" in prose is not one: there it states a fact like any other ("For example, people
+# living in tropical environments were seen as …" answers a SQuAD question)
+_EXAMPLE_BLOCK = re.compile(r"^(?:(?:an?|worked) )?examples?(?: \d+)?\s*(?::|\s[—–-]\s)", re.IGNORECASE)
+_EXAMPLE_HEADING = re.compile(r"^(?:(?:an?|worked) )?examples?\b(?!-)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Unit:
     header: tuple[str, ...] = ()  # its table's header cells
     line: int = -1  # the line of the chunk's text it is on
     heads: tuple[int, ...] = ()  # the lines of the chunk's own headings on its path (and a row's header line)
-    illustrative: bool = False  # a sentence of an example (its paragraph or itself opens as one)
+    illustrative: bool = False  # a sentence of a worked example (_EXAMPLE_BLOCK, _EXAMPLE_HEADING)
 
     @property
     def context(self) -> str:
@@ -105,13 +106,14 @@ def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] =
             units.append(Unit("item", text_, tuple(path), n, ordinal, block, line=ln, heads=heads))
             continue
         header, in_list = None, False
-        example = bool(_ILLUSTRATION.match(strip_markup(stripped)))
+        example = bool(_EXAMPLE_BLOCK.match(strip_markup(stripped))) or bool(
+            path and _EXAMPLE_HEADING.match(path[-1])
+        )
         for s in split_sentences(stripped):
             s = strip_markup(s.strip(" …"))
             if s:
-                shows = example or bool(_ILLUSTRATION.match(s))
                 units.append(
-                    Unit("sentence", s, tuple(path), len(units), line=ln, heads=heads, illustrative=shows)
+                    Unit("sentence", s, tuple(path), len(units), line=ln, heads=heads, illustrative=example)
                 )
     return units
 

@@ -922,22 +922,23 @@ def test_the_rule_answers_before_the_example_that_applies_it(
         "# Late payments\n\n"
         "Example: a customer on plan B2 pays an invoice of $1,000 one month late. The late fee is $20.\n\n"
         "A late fee of 2% of the invoice amount is charged for each month of delay.\n\n"
-        "Invoices are sent by email on the first working day of the month.",
+        "Invoices are sent by email on the first working day of the month. Plan B2 invoices are due in 30 days.",
     )
     text = ask("What is the late fee?", "factual", scorer, [policy])
     assert text.startswith("A late fee of 2% of the invoice amount"), text
+    assert "$20" not in text  # the example's result does not follow the rule without its example
 
     # a question quoting the example's figures asks about the case: its sentences lose nothing
     def scores(question: str) -> list[float]:
         return [u.score for u in score_units(question, [policy], scorer).units]
 
     plain = scores("What is the late fee on plan B2?")  # a code's digit is no figure of the case
-    quoting = "What late fee does a $1,000 invoice paid one month late pay?"
-    with_case = scores(quoting)
+    quoting = ["What late fee does a $1,000 invoice paid one month late pay?", "And a 1000 dollar invoice?"]
+    with_case = [scores(q) for q in quoting]
     monkeypatch.setattr(evidence, "ILLUSTRATION", 0.0)
-    assert scores(quoting) == pytest.approx(with_case)
+    assert [scores(q) for q in quoting] == [pytest.approx(x) for x in with_case]
     unmarked = scores("What is the late fee on plan B2?")
-    assert [round(a - b, 6) for a, b in zip(unmarked, plain, strict=True)] == [0.1, 0.1, 0.0, 0.0]
+    assert [round(a - b, 6) for a, b in zip(unmarked, plain, strict=True)] == [0.1, 0.1, 0.0, 0.0, 0.0]
 
 
 def test_a_sentence_about_its_own_document_answers_no_question_asking_for_a_value(
@@ -956,3 +957,39 @@ def test_a_sentence_about_its_own_document_answers_no_question_asking_for_a_valu
     # asked what the document is about, it is the answer
     text = ask("What does the repair policy explain?", "factual", scorer, [policy])
     assert text.startswith("This repair policy explains"), text
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "lead"),
+    [
+        (  # the example is the only place naming what is asked: it answers
+            "The Standard plan includes two support tickets per month.\n\n"
+            "Example: the Premium plan includes unlimited tickets and phone support around the clock.",
+            "How many support tickets does the Premium plan include?",
+            "Example: the Premium plan includes unlimited tickets",
+        ),
+        (
+            "The Kestrel Scout has a flight time of 28 minutes on its standard pack. Larger batteries extend "
+            "flight time.\n\nExample: the Kestrel Ranger flies for 41 minutes on its 6000 mAh pack.",
+            "How long does the Ranger fly?",
+            "Example: the Kestrel Ranger flies for 41 minutes",
+        ),
+        (  # "For example," in prose states a fact: nothing is marked
+            "Drinks with client meals are reimbursed up to $30 per person.\n\n"
+            "For example, a hotel minibar charge is not reimbursed. Alcohol is never reimbursed.",
+            "Are alcoholic drinks reimbursed?",
+            "Alcohol is never reimbursed",
+        ),
+        (  # under an "Examples" heading
+            "# Late payments\n\nA late fee of 2% of the invoice is charged per month of delay.\n\n"
+            "## Examples\n\nAn invoice of $1,000 is paid a month late. The late fee is $20.",
+            "What is the late fee?",
+            "A late fee of 2% of the invoice",
+        ),
+    ],
+)
+def test_an_example_answers_what_only_it_names(
+    scorer: SentenceScorer, text: str, question: str, lead: str
+) -> None:
+    answer = ask(question, "factual", scorer, [entry("docs/page.md", "# Page\n\n" + text)])
+    assert answer.startswith(lead), answer
