@@ -21,7 +21,7 @@ from core.query.entities import conflicts, entities, matches, question_entities,
 from core.query.measure import measured
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
-from core.text import ATTRIBUTE_OF, content_words
+from core.text import ATTRIBUTE_OF, STOP_WORDS, content_words
 from core.types import Fate, LedgerEntry
 
 SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
@@ -170,7 +170,8 @@ def _illustrations(
     figure) and names nothing the question names that only the document's examples name ("the
     Premium plan", asked, where the rule speaks of the Standard plan)."""
     figures = {f.replace(",", "") for f in _FIGURE.findall(question)}
-    names = set(_NAME.findall(question)[1:]) if question[:1].isupper() else set(_NAME.findall(question))
+    # the question's capitalised words, but for a first word that is only capitalised ("How", "Which")
+    names = {w for w in _NAME.findall(question) if not question.startswith(w) or w.lower() not in STOP_WORDS}
     plain: dict[str, set[str]] = {}  # per source: the names its units that are no example name
     for u, _, e, *_ in pool:
         if not u.illustrative:
@@ -324,25 +325,31 @@ def _usable(u: Unit, question: str = "") -> bool:
     return words >= 2  # a flagged chunk is skipped whole (score_units): no unit is checked again here
 
 
-# a sentence about its own document ("This policy explains when customers can return products …
-# and how long it takes"): it names what the document tells, not the value
+# a sentence about its own document that lists what it tells ("This policy explains when customers
+# can return products …, how much is refunded, and how long it takes"): a table of contents, no value
 _ABOUT_ITSELF = re.compile(
     r"^(?:this|the present) (?:[\w-]+ ){0,2}?(?:policy|document|guide|page|section|article|manual|chapter|faq|"
     r"procedure|notice|report|handbook|standard|agreement|guideline|specification|sheet|datasheet|overview|note)s? "
-    r"(?:explains|describes|covers|sets out|outlines|defines|summari[sz]es|details|lists|gives|provides|"
-    r"contains|tells|shows)\b",
+    r"(?:explains|describes|covers|sets out|outlines|defines|summari[sz]es|details|lists|tells|shows) "
+    r"(?:when|how|what|which|why|where|whether|who)\b",
     re.IGNORECASE,
 )
+# a condition after that object says when ("… how to shut down line 4 when a fire alarm sounds")
+_CONDITION = re.compile(r"\b(?:when|whenever|if|after|before|during|once|until|as soon as)\b", re.IGNORECASE)
 
 
 def _aside(u: Unit, question: str) -> bool:
-    """A sentence about its own document, for a question asking for a value it does not state
-    ("How long does a refund take?"): no answer to it. A question about what the document covers
-    asks for no value, and still gets it."""
-    if u.kind != "sentence" or not _ABOUT_ITSELF.match(u.text):
+    """A sentence listing what its document tells, for a question asking for a number or a time it
+    does not state ("How long does a refund take?"): no answer to it. A question about what the
+    document covers asks for no value, and one asking who may be answered by a role it names
+    ("… explains who approves …" is not read as a name), so both still get it."""
+    head = _ABOUT_ITSELF.match(u.text) if u.kind == "sentence" else None
+    kind = expected_type(question) if head else None
+    if kind not in ("number", "time"):
         return False
-    kind = expected_type(question)
-    return kind is not None and not stating(kind, [u.text], question)[0]
+    if kind == "time" and _CONDITION.search(u.text, head.end()):  # type: ignore[union-attr]
+        return False
+    return not stating(kind, [u.text], question)[0]
 
 
 def _narrow(

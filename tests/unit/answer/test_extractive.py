@@ -993,3 +993,51 @@ def test_an_example_answers_what_only_it_names(
 ) -> None:
     answer = ask(question, "factual", scorer, [entry("docs/page.md", "# Page\n\n" + text)])
     assert answer.startswith(lead), answer
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "said"),
+    [
+        (  # a condition after what it describes says when
+            "This procedure describes how to shut down line 4 when a fire alarm sounds. "
+            "Press the red button on the panel. Close valve V2 by hand.",
+            "When do I shut down line 4?",
+            "when a fire alarm sounds",
+        ),
+        (  # no list of what it tells: a statement like any other
+            "This section defines the shift supervisor as the person responsible for the shutdown. "
+            "Press the red button on the panel.",
+            "Who is responsible for the shutdown?",
+            "the shift supervisor",
+        ),
+        (
+            "This guide covers the ArmX1, ArmX2 and ArmX3 arms. The ArmX2 draws 250 W and the ArmX3 draws 350 W.",
+            "How many arms does the guide cover?",
+            "This guide covers the ArmX1, ArmX2 and ArmX3 arms",
+        ),
+    ],
+)
+def test_a_sentence_about_its_document_that_states_the_fact_still_answers(
+    scorer: SentenceScorer, text: str, question: str, said: str
+) -> None:
+    answer = ask(question, "factual", scorer, [entry("docs/page.md", "# Page\n\n" + text)])
+    assert said in answer, answer
+
+
+def test_an_example_named_by_the_questions_first_word_is_about_it(
+    scorer: SentenceScorer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fees = entry(
+        "docs/fees.md",
+        "# Late fees\n\nA late fee of 2% is charged on every overdue invoice.\n\n"
+        "Example: fees are waived for Premium accounts paying within 10 days.",
+    )
+
+    def scores() -> list[float]:
+        return [
+            u.score for u in score_units("Premium accounts: are late fees charged?", [fees], scorer).units
+        ]
+
+    named = scores()
+    monkeypatch.setattr(evidence, "ILLUSTRATION", 0.0)
+    assert scores() == pytest.approx(named)  # "Premium", first and capitalised, is still a name
