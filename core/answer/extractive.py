@@ -26,6 +26,7 @@ from core.query.entities import entities, matches, siblings
 from core.scoring import SentenceScorer
 from core.types import LedgerEntry
 
+EXAMPLE_MOST = 4  # the sentences of an example a factual answer quotes when the example leads
 FACTUAL_FOLLOW = 0.6  # a factual answer's further units score at least this share of the best
 ELSEWHERE = 0.75  # … and, from another document than the best unit's, at least this share
 PROSE_END = 0.4  # a how-to's passage neither opens nor ends with a unit under this share of its best
@@ -157,14 +158,31 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
-    return compose.units(picked)
+    return compose.units(_with_its_example(picked, usable))
+
+
+def _with_its_example(picked: list[Scored], usable: Sequence[Scored]) -> list[Scored]:
+    """A lead that is a sentence of an example comes with the rest of the example, in its order
+    ("Example: a customer returns an unused ArmX2 bought at $24,500." then "The restocking fee is
+    $3,675 and the refund is $20,825."): its setup alone answers nothing, its result alone misleads."""
+    lead = picked[0]
+    if not lead.unit.illustrative:
+        return picked
+    example = sorted((x for x in usable if _same_paragraph(x, lead)), key=lambda x: x.unit.position)[
+        :EXAMPLE_MOST
+    ]
+    rest = [x for x in picked[1:] if not _same_paragraph(x, lead)]
+    return [*example, *rest][: max(3, len(example))]
+
+
+def _same_paragraph(x: Scored, lead: Scored) -> bool:
+    return x.order // 100000 == lead.order // 100000 and x.unit.line == lead.unit.line
 
 
 def _stray_example(x: Scored, lead: Scored) -> bool:
     """x is a sentence of an example the lead does not belong to: without its opening it reads as
     the rule ("The restocking fee is $3,675" after "A restocking fee of 15% …")."""
-    same = x.order // 100000 == lead.order // 100000 and x.unit.line == lead.unit.line
-    return x.unit.illustrative and not same
+    return x.unit.illustrative and not _same_paragraph(x, lead)
 
 
 def _same_fact_elsewhere(x: Scored, best: Scored, wanted: frozenset[str]) -> bool:

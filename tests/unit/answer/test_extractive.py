@@ -1041,3 +1041,15 @@ def test_an_example_named_by_the_questions_first_word_is_about_it(
     named = scores()
     monkeypatch.setattr(evidence, "ILLUSTRATION", 0.0)
     assert scores() == pytest.approx(named)  # "Premium", first and capitalised, is still a name
+
+
+def test_an_example_that_answers_comes_whole(scorer: SentenceScorer) -> None:
+    policy = entry(
+        "policies/late-payment.md",
+        "# Late payments\n\n"
+        "A late fee of 2% of the invoice amount is charged for each month of delay.\n\n"
+        "Example: a customer pays an invoice of $1,000 one month late. The late fee is $20.",
+    )
+    text = ask("What late fee does a $1,000 invoice paid one month late pay?", "factual", scorer, [policy])
+    setup, result = text.find("Example: a customer pays"), text.find("The late fee is $20")
+    assert 0 <= setup < result, text  # the example's setup, then its result
