@@ -162,20 +162,24 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
 
 
 def _with_its_example(picked: list[Scored], usable: Sequence[Scored]) -> list[Scored]:
-    """A lead that is a sentence of an example comes with the rest of the example, in its order
-    ("Example: a customer returns an unused ArmX2 bought at $24,500." then "The restocking fee is
-    $3,675 and the refund is $20,825."): its setup alone answers nothing, its result alone misleads."""
+    """A lead that is a sentence of an example comes with the rest of the example (a long one with
+    its opening and its sentences most relevant to the question), in its order ("Example: a
+    customer returns an unused ArmX2 bought at $24,500." then "The restocking fee is $3,675 and the
+    refund is $20,825."): its setup alone answers nothing, its result alone misleads."""
     lead = picked[0]
     if not lead.unit.illustrative:
         return picked
-    example = sorted((x for x in usable if _same_paragraph(x, lead)), key=lambda x: x.unit.position)[
-        :EXAMPLE_MOST
-    ]
+    whole = sorted((x for x in usable if _same_paragraph(x, lead)), key=lambda x: x.unit.position)
+    # its opening and the lead, then its sentences most relevant to the question, in its order
+    ranked = [whole[0], lead, *sorted(whole[1:], key=lambda x: -x.score)]
+    chosen = list(dict.fromkeys(ranked))[:EXAMPLE_MOST]
+    example = [x for x in whole if x in chosen]
     rest = [x for x in picked[1:] if not _same_paragraph(x, lead)]
     return [*example, *rest][: max(3, len(example))]
 
 
 def _same_paragraph(x: Scored, lead: Scored) -> bool:
+    """x stands in the lead's paragraph (same entry, same line)."""
     return x.order // 100000 == lead.order // 100000 and x.unit.line == lead.unit.line
 
 

@@ -1053,3 +1053,17 @@ def test_an_example_that_answers_comes_whole(scorer: SentenceScorer) -> None:
     text = ask("What late fee does a $1,000 invoice paid one month late pay?", "factual", scorer, [policy])
     setup, result = text.find("Example: a customer pays"), text.find("The late fee is $20")
     assert 0 <= setup < result, text  # the example's setup, then its result
+
+
+def test_a_long_example_is_quoted_up_to_the_sentence_that_answers(scorer: SentenceScorer) -> None:
+    steps = " ".join(f"In month {n} the balance grows by one more step." for n in range(2, 7))
+    policy = entry(
+        "policies/interest.md",
+        "# Interest\n\nInterest of 1% per month is added to an overdue balance.\n\n"
+        f"Example: a balance of $5,000 stays unpaid. {steps} After six months it reaches $5,308.",
+    )
+    text = ask("When does a balance of $5,000 reach $5,308?", "factual", scorer, [policy])
+    assert "After six months it reaches $5,308" in text, text
+    assert (
+        text.count("(policies/interest.md)") <= compose.MAX_UNITS if hasattr(compose, "MAX_UNITS") else True
+    )
