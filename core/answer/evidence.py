@@ -176,13 +176,19 @@ def _illustrations(
     for u, _, e, *_ in pool:
         if not u.illustrative:
             plain.setdefault(e.source, set()).update(_NAME.findall(u.text))
+    lines: dict[int, list[str]] = {}  # per entry: its injected text's lines, split once
     out = []
     for u, _, e, *_ in pool:
-        line = e.injected_text.split("\n")[u.line] if u.illustrative and u.line >= 0 else ""
+        if not u.illustrative:
+            out.append(False)
+            continue
+        if id(e) not in lines:
+            lines[id(e)] = e.injected_text.split("\n")
+        line = lines[id(e)][u.line] if u.line >= 0 else ""
         case = {f.replace(",", "") for f in _FIGURE.findall(line)} & figures or (
             names & set(_NAME.findall(line)) - plain.get(e.source, set())
         )
-        out.append(u.illustrative and not case)
+        out.append(not case)
     return out
 
 

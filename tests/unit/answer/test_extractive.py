@@ -959,6 +959,11 @@ def test_a_sentence_about_its_own_document_answers_no_question_asking_for_a_valu
     assert text.startswith("This repair policy explains"), text
 
 
+def ask_page(question: str, text: str, scorer: SentenceScorer) -> str:
+    """The factual answer from one page holding text under its title."""
+    return ask(question, "factual", scorer, [entry("docs/page.md", "# Page\n\n" + text)])
+
+
 @pytest.mark.parametrize(
     ("text", "question", "lead"),
     [
@@ -991,7 +996,7 @@ def test_a_sentence_about_its_own_document_answers_no_question_asking_for_a_valu
 def test_an_example_answers_what_only_it_names(
     scorer: SentenceScorer, text: str, question: str, lead: str
 ) -> None:
-    answer = ask(question, "factual", scorer, [entry("docs/page.md", "# Page\n\n" + text)])
+    answer = ask_page(question, text, scorer)
     assert answer.startswith(lead), answer
 
 
@@ -1020,7 +1025,7 @@ def test_an_example_answers_what_only_it_names(
 def test_a_sentence_about_its_document_that_states_the_fact_still_answers(
     scorer: SentenceScorer, text: str, question: str, said: str
 ) -> None:
-    answer = ask(question, "factual", scorer, [entry("docs/page.md", "# Page\n\n" + text)])
+    answer = ask_page(question, text, scorer)
     assert said in answer, answer
 
 
