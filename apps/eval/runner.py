@@ -8,7 +8,7 @@ calls — at the configured thresholds (the reported "engineered" setup) and at 
 reads those two settings, so the configured-threshold outcome equals a direct run
 (tests/test_eval.py checks this). The extractive answerer's own
 threshold (answer_min_similarity) changes which sentences it picks, so for the sweep the injected
-units are scored once with core.answer.evidence.score_units and the answerer's selection step is
+units are scored once with core.answer.extractive.evidence_for and the answerer's selection step is
 replayed at each grid value (`pick`, checked against the pipeline's answer on every question).
 With CONTEXTLENS_MISSING_CONTEXT=related a refusal shows the related answer (written by
 core.answer.related on the injected evidence, as the pipeline does) and counts as a refusal; a
@@ -27,9 +27,9 @@ from typing import Any
 from apps.eval.datasets import Dataset, Question, slug
 from apps.eval.metrics import Record, is_correct, is_strictly_correct, keyterm_recall, strip_citations
 from core.answer import refusal
-from core.answer.evidence import Evidence, score_units
-from core.answer.extractive import answer_from_scored
-from core.answer.refusal import WordCounts, rarity
+from core.answer.evidence import Evidence
+from core.answer.extractive import answer_from_scored, evidence_for
+from core.answer.refusal import WordCounts
 from core.answer.related import related_answer
 from core.config import Settings
 from core.pipeline import Answer, Pipeline
@@ -249,7 +249,7 @@ def _answerer_grid(
         return {round(configured, 4): (a.refused, ok)}, True
     included = a.context.included if a.context is not None else []
     counts = pipe.builder.word_counts(a.trace["rewritten_query"])
-    scored = score_units(q.q, included, pipe.resources.scorer, a.trace["query_type"], rarity(q.q, counts))
+    scored = evidence_for(q.q, included, pipe.resources.scorer, a.trace["query_type"], counts)
     same = True
     for ams in grid:
         text, refused = pick(scored, s.refusal_sentence, ams, counts)

@@ -75,6 +75,31 @@ def units(picked: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
     return "\n".join(f"- {cite(x.text, x.label)}" for x in picked), _labels(picked)
 
 
+LIST_MOST = 6  # a list quoted under its lead-in shows this many items, or one fewer and how many more
+
+
+def is_lead(x: Scored) -> bool:
+    """x is a list's lead-in (only the factual answer's scoring admits one: evidence._leads)."""
+    return x.unit.kind == "sentence" and x.unit.text.endswith(":")
+
+
+def listed(lead: Scored, items: Sequence[Scored], rest: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
+    """A list's lead-in with its items under it, marked as in the source ("a) …" keeps its letter,
+    a numbered item its number), a long list cut with how many more; then the further units."""
+    shown = list(items) if len(items) <= LIST_MOST else list(items[: LIST_MOST - 1])
+    lines = [cite(lead.text, lead.label)]
+    for x in shown:
+        ordinal = x.unit.ordinal
+        mark = f"{ordinal}." if ordinal is not None else "-"
+        lines.append(f"{mark} {cite(x.text, x.label)}")
+    if len(shown) < len(items):
+        lines.append(pointer(f"the other {len(items) - len(shown)} items are", lead.label))
+    text = "\n".join(lines)
+    if rest:
+        text += "\n\n" + units(rest)[0]
+    return text, _labels([lead, *shown, *rest])
+
+
 def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, ...]] | None:
     """The steps of the list that best matches the question, numbered and in document order;
     None when the evidence holds no list of two or more items (a bulleted list of fields is none)."""

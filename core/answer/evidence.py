@@ -78,8 +78,10 @@ def score_units(
     scorer: SentenceScorer,
     query_type: str = "factual",
     weights: Mapping[str, float] | None = None,
+    lead_ins: bool = False,
 ) -> Evidence:
-    """Every usable unit of the injected evidence, scored for the question (weights: its words' rarity)."""
+    """Every usable unit of the injected evidence, scored for the question (weights: its words'
+    rarity; lead_ins: a list's lead-in that says something of its own is a unit too, see _leads)."""
     wanted = frozenset(question_entities(question))
     own = asks_attribute(question)
     asked = parts_for(question, query_type)
@@ -98,7 +100,8 @@ def score_units(
         before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
         parsed = [*before, *parsed_of[n]]
         for i, u in enumerate(parsed[len(before) :], len(before)):
-            if not _usable(u, question) or (own and matches(wanted, labels.get((n, u.position), set()))):
+            usable = _usable(u, question) or (lead_ins and _leads(parsed, i, question))
+            if not usable or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks, question, query_type)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
@@ -114,23 +117,10 @@ def score_units(
         _contexts(pool, bare, arounds, wanted), pool, bare, question, asked, wanted, scorer, weights
     )
     units = tuple(
-        Scored(
-            u,
-            text,
-            e.source,
-            citation_label(e.source, e.page),
-            float(sims[i]),
-            order,
-            scope,
-            clashes[i],
-            e.fate != Fate.KEPT,
-            tuple(float(p[i]) for p in by_part),
-            leads.get(i, ""),
-            places[i],
-            arounds[i],
-        )  # fmt: skip
+        Scored(u, text, e.source, citation_label(e.source, e.page), float(sims[i]), order, scope, clashes[i],
+               e.fate != Fate.KEPT, tuple(float(p[i]) for p in by_part), leads.get(i, ""), places[i], arounds[i])
         for i, (u, text, e, scope, order) in enumerate(pool)
-    )
+    )  # fmt: skip
     return Evidence(question, query_type, wanted, units, asked, own)
 
 
@@ -315,6 +305,33 @@ def _lead_in(parsed: Sequence[Unit], i: int) -> str:
     if before.path != parsed[i].path:  # the last line of the section before is not this list's
         return ""
     return before.text
+
+
+LEAD_WORDS = 8  # a lead-in this long is a clause of its own, not a title ("To clear it:")
+
+
+def _leads(parsed: Sequence[Unit], i: int, question: str) -> bool:
+    """Unit i is a list's lead-in that says something of its own ("Customers may return any
+    product within 30 days of delivery for a refund, provided that:"), and every item of the list
+    it introduces can be quoted with it (one-word items are no conditions to show)."""
+    items = list_after(parsed, i)
+    return (
+        len(parsed[i].text.split()) >= LEAD_WORDS and bool(items) and all(_usable(v, question) for v in items)
+    )
+
+
+def list_after(parsed: Sequence[Unit], i: int) -> list[Unit]:
+    """The items of the list that sentence i introduces: it ends with a colon and the list's first
+    item follows it under the same headings (empty: it introduces none)."""
+    u = parsed[i]
+    if u.kind != "sentence" or not u.text.endswith(":"):
+        return []
+    items: list[Unit] = []
+    for v in parsed[i + 1 :]:
+        if v.kind != "item" or v.path != u.path or (items and v.block != items[0].block):
+            break
+        items.append(v)
+    return items
 
 
 def _stem(source: str) -> str:

@@ -45,7 +45,7 @@ def extractive_answer(
     """The answer for the query type from the injected units, each claim followed by its (source);
     counts: the store's passage count and how many passages hold each of the question's words."""
     draft = answer_from_scored(
-        score_units(question, entries, scorer, query_type, rarity(question, counts)),
+        evidence_for(question, entries, scorer, query_type, counts),
         refusal,
         min_score,
         may_refuse,
@@ -56,6 +56,20 @@ def extractive_answer(
         note = f"{held} injected passage{'s' if held > 1 else ''} quarantined by the injection shield, not quoted"
         return dataclasses.replace(draft, reason=f"{draft.reason}; {note}")
     return draft
+
+
+def evidence_for(
+    question: str,
+    entries: Sequence[LedgerEntry],
+    scorer: SentenceScorer,
+    query_type: str,
+    counts: WordCounts | None = None,
+) -> Evidence:
+    """The injected units scored as this answerer reads them: a factual answer may also quote a
+    list's lead-in with its list (evidence._leads); no other reader sees lead-ins."""
+    return score_units(
+        question, entries, scorer, query_type, rarity(question, counts), query_type == "factual"
+    )
 
 
 def answer_from_scored(
@@ -131,6 +145,14 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
             )
             return compose.units([*run, *([other] if other is not None else [])])
         return compose.units(pick(usable, floor, most=4, per_source=True))
+    return _factual(ev, usable, floor, best)
+
+
+def _factual(ev: Evidence, usable: list[Scored], floor: float, best: Scored) -> tuple[str, tuple[str, ...]]:
+    """The best unit and its close followers: from its own document unless another's is nearly as
+    relevant, about the asked entity alone, and a fact's close neighbours rather than prose."""
+    if not compose.is_lead(best):  # a list's lead-in answers as the best unit only, with its list
+        usable = [x for x in usable if not compose.is_lead(x)]
     picked = pick(usable, floor, follow=FACTUAL_FOLLOW)
     # a unit of another document joins only when nearly as relevant: the best one's document answers;
     # a sentence of an example only with the example it belongs to
@@ -158,7 +180,29 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
         picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
+    return _written(picked, ev, usable)
+
+
+def _written(picked: list[Scored], ev: Evidence, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
+    """The factual answer from its picked units: a lead-in with its list, an example whole, or the units."""
+    if compose.is_lead(picked[0]):
+        items = _list_of(picked[0], ev.units)
+        rest = [x for x in picked[1:] if x not in items and not x.unit.illustrative]
+        return compose.listed(picked[0], items, rest)
     return compose.units(_with_its_example(picked, usable))
+
+
+def _list_of(lead: Scored, units: Sequence[Scored]) -> list[Scored]:
+    """The items of the list a lead-in introduces, in order: by structure, the list whose first
+    item stands right after it in its chunk (evidence.list_after)."""
+    entry = lead.order // 100000
+    same = {x.unit.position: x for x in units if x.order // 100000 == entry and x.unit.kind == "item"}
+    first = same.get(lead.unit.position + 1)
+    if first is None:
+        return []
+    return sorted(
+        (x for x in same.values() if x.unit.block == first.unit.block), key=lambda x: x.unit.position
+    )
 
 
 def _with_its_example(picked: list[Scored], usable: Sequence[Scored]) -> list[Scored]:

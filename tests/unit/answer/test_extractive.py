@@ -1072,3 +1072,76 @@ def test_a_long_example_is_quoted_up_to_the_sentence_that_answers(scorer: Senten
     assert (
         text.count("(policies/interest.md)") <= compose.MAX_UNITS if hasattr(compose, "MAX_UNITS") else True
     )
+
+
+RENTALS = """# Bike rentals
+
+## Deposits
+
+Every rental needs a deposit. The deposit is held on the card used for the booking.
+
+## Refund window
+
+Riders may cancel any standard rental up to 48 hours before pick-up for a full refund, provided that:
+
+- a) the booking was paid by card;
+- b) no accessories were collected yet;
+- c) the cancellation is made in the app.
+
+Cancellations after that are charged the first day's rate."""
+
+
+def test_a_lead_in_that_answers_is_quoted_with_its_list(scorer: SentenceScorer) -> None:
+    text = ask(
+        "How many hours before pick-up can I cancel a rental?", "factual", scorer, [entry("rent.md", RENTALS)]
+    )
+    lead = text.find("up to 48 hours before pick-up for a full refund, provided that")
+    items = [text.find(f"{x}) ") for x in "abc"]
+    assert 0 <= lead < items[0] < items[1] < items[2], text  # the conditions, in order, after it
+    assert "- a) the booking was paid by card" in text  # a lettered item keeps its letter
+
+
+def test_a_lead_in_is_no_unit_for_other_readers(scorer: SentenceScorer) -> None:
+    """Related mode, unit packing and grounding score units without lead-ins; a procedure does not
+    read one as a step."""
+    entries = [entry("rent.md", RENTALS)]
+    question = "How many hours before pick-up can I cancel a rental?"
+    assert not any(x.unit.text.endswith(":") for x in score_units(question, entries, scorer).units)
+    assert any(x.unit.text.endswith(":") for x in score_units(question, entries, scorer, lead_ins=True).units)
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "wanted", "unwanted"),
+    [
+        (  # one-word items are no conditions to show: the lead-in is no candidate
+            "Campers may bring the following items into every site of the park all year:\n\n- Tents\n- Stoves\n\n"
+            "Fires are allowed only in the fire rings of each site.",
+            "What may campers bring into every site of the park?",
+            "",
+            "park all year:",
+        ),
+        (  # two sections open their lists with the same lead-in: the items are the asked section's
+            "## Standard delivery\n\nThe following conditions apply to every order shipped this way:\n\n"
+            "- parcels arrive within five working days\n- tracking is sent by email\n\n"
+            "## Express delivery\n\nThe following conditions apply to every order shipped this way:\n\n"
+            "- parcels arrive the next working day\n- a signature is required on delivery",
+            "Which conditions apply to standard delivery?",
+            "tracking is sent by email",
+            "a signature is required",
+        ),
+        (  # a numbered list keeps its numbers; a long one shows five items and says how many more
+            "To keep the warranty valid, owners must complete these checks every season in this order:\n\n"
+            + "\n".join(f"{n}. check part number {n} of the frame" for n in range(1, 11)),
+            "Which checks keep the warranty valid?",
+            "1. check part number 1",
+            "check part number 6",
+        ),
+    ],
+)
+def test_a_lead_in_brings_its_own_list_by_structure(
+    scorer: SentenceScorer, text: str, question: str, wanted: str, unwanted: str
+) -> None:
+    answer = ask_page(question, text, scorer)
+    assert wanted in answer and unwanted not in answer, answer
+    assert not answer.rstrip().endswith(":"), answer
+
