@@ -1,9 +1,12 @@
 """Named things a question asks about: model codes, product names, versions, error codes.
 
 An entity token is a token that names one specific thing and has near-identical siblings: letters
-and digits mixed ("ArmX2", "G5", "E-211", "NC-300", "SEV1"), a CamelCase name ("NorthEye"), or a
-dotted version ("4.0.0"). Plain words and plain numbers are not entities. Tokens are normalised
-(lower case, hyphens and underscores dropped) so "Arm X2", "ArmX2" and "armx2" match.
+and digits mixed ("ArmX2", "G5", "E-211", "NC-300", "SEV1"), a capitalised name and a number of
+up to three digits written apart ("Stride 3", "Brio 50"; not a label such as "Step 3" or "Table
+2", a month, a function or quantity word, nor a number with a unit or a decimal after it), a
+CamelCase name ("NorthEye"), or a dotted version ("4.0.0"). Plain words and plain numbers are not
+entities. Tokens are normalised (lower case, spaces, hyphens and underscores dropped) so "Arm X2",
+"ArmX2" and "armx2" match, and "Stride 3" is "stride3", a sibling of "stride30".
 """
 
 from __future__ import annotations
@@ -12,7 +15,13 @@ import functools
 import re
 from collections.abc import Iterable
 
-TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_UNITS = (
+    r"mm|cm|m|km|kg|g|w|kw|v|a|hz|khz|mhz|ghz|ms|s|h|mb|gb|tb|mp|x|px|k|min|am|pm|nm|wh|kwh|mah|l|ml|°"
+    r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?|metres?|meters?|inch(?:es)?|feet|foot|percent|times"
+)
+# a name and its number written apart ("Stride 3", "Brio 50"): one token, checked by is_entity
+_NAMED = rf"[A-Z][a-z]+[ \u00a0]\d{{1,3}}(?!\d|[.,:/-]\d|[ \u00a0]?(?:%|(?:{_UNITS})\b))"
+TOKEN = re.compile(rf"{_NAMED}|[A-Za-z0-9][A-Za-z0-9._\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Za-z]")
 _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z][A-Za-z]*$")
@@ -25,14 +34,38 @@ _UNIT = re.compile(
 )
 _ERA = re.compile(r"^(pre|post|mid|early|late|circa)[-_]?\d{2,4}s?$", re.I)  # "pre-1975": a time, not a model
 _PLURAL = re.compile(r"([a-z]\d+)s$")  # "AK-47s" is the AK-47
+# words a number follows that label a part, a place in a sequence or a time, or count ("Step 3",
+# "Table 2", "May 12", "Over 40"): no model's name
+_NOT_NAMES = frozenset(
+    (
+        "a an the and or but of to in on at for with by from is are was were be been do does did what which who "
+        "whom whose when where why how much many it its this that these those they them there their we you can "
+        "could should would will may might must has have had as if than his her our your my all each every both "
+        "another other some any only just about around over under nearly almost approximately roughly "
+        "exactly more less fewer most least top first last next up down after before since until between "
+        "within above below per no not number step steps table figure fig section chapter page pages part "
+        "appendix item items note notes phase stage level grade class category type group team round day days "
+        "week weeks month months year years line lines row column rule article clause option options question "
+        "example case scenario lesson unit module task exercise problem test check point tip method reason "
+        "priority tier zone area room floor building gate platform track lane route highway channel volume "
+        "vol issue episode season book act scene verse psalm amendment title division sector region district "
+        "ward block lot batch slot port pin bay box terminal exit door version release build revision rev "
+        "firmware software update patch edition paragraph figure schedule annex form list mode setting "
+        "position size speed gear january february march april june july august september october "
+        "november december monday tuesday wednesday thursday friday saturday sunday"
+    ).split()
+)
 
 
 def _norm(token: str) -> str:
-    return _PLURAL.sub(r"\1", token.lower().replace("-", "").replace("_", "").rstrip("."))
+    token = token.lower().replace("-", "").replace("_", "").replace(" ", "").replace("\u00a0", "")
+    return _PLURAL.sub(r"\1", token.rstrip("."))
 
 
 def is_entity(token: str) -> bool:
     token = token.rstrip(".")
+    if " " in token or "\u00a0" in token:  # a name and its number written apart (_NAMED)
+        return token.split()[0].lower() not in _NOT_NAMES
     if _VERSION.match(token):
         return token.count(".") >= 2 or token[:1] in "vV"
     if _HAS_DIGIT.search(token) and _HAS_ALPHA.search(token):

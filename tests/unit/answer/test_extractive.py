@@ -1145,3 +1145,21 @@ def test_a_lead_in_brings_its_own_list_by_structure(
     assert wanted in answer and unwanted not in answer, answer
     assert not answer.rstrip().endswith(":"), answer
 
+
+def test_models_named_by_a_word_and_a_number_are_told_apart(scorer: SentenceScorer) -> None:
+    pages = [
+        entry(
+            "grinders/brio-50.md",
+            "# Brio 50 grinder\n\n## Specifications\n\n- Weight: 3.4 kg\n- Burr size: 64 mm",
+        ),
+        entry(
+            "grinders/brio-5.md",
+            "# Brio 5 grinder\n\n## Specifications\n\n- Weight: 2.1 kg\n- Burr size: 40 mm",
+        ),
+    ]
+    text = ask("How much does the Brio 5 weigh?", "factual", scorer, pages)
+    assert "2.1 kg" in text and "3.4 kg" not in text, text
+    text = ask("What burr size does the Brio 50 have?", "factual", scorer, pages)
+    assert "64 mm" in text and "40 mm" not in text, text
+    d = extractive_answer("How much does the Brio 7 weigh?", pages, scorer, REFUSAL, 0.25, "factual")
+    assert d.refused, d.text  # a model no passage names: its siblings' values are not its own

@@ -18,6 +18,20 @@ def test_question_entities_join_a_name_split_by_a_space() -> None:
     assert entities("Kestrel K7 vs K5") == {"k7", "k5"}
 
 
+def test_a_name_and_its_number_written_apart_are_one_model() -> None:
+    assert entities("Brio 5, Brio 50 and the Brio 5 Pro") == {"brio5", "brio50", "brio5pro"}
+    assert question_entities("How much does the Brio 50 weigh?") == {"brio50"}
+    assert siblings({"brio5"}, {"brio50", "brio5pro", "brio5"}) == {"brio50", "brio5pro"}
+    assert entities("Apollo 11 landed; the Boeing 747 flew") == {"apollo11", "boeing747"}
+    # a label, a month, a quantity word, a unit, a decimal, a range or a four-digit year: no model
+    for text in (
+        "Step 3 of the guide", "see Table 2", "on May 12", "Over 40 people came", "Wait 5 minutes",
+        "Rated 5 kg", "Firmware 2.5 adds", "Pages 3-5", "Since 2019 the Brio", "Nearly 300 riders",
+    ):  # fmt: skip
+        assert entities(text) == set(), text
+    assert entities("The Brio 5. The Brio 5: 22 kg") == {"brio5"}  # a sentence's end or a label's colon
+
+
 def test_a_variant_written_after_a_code_is_another_model() -> None:
     assert entities("Vela C3 Plus, Vela C3 and the C2+") == {"c3plus", "c3", "c2plus"}
     assert question_entities("How heavy is the Vela C3 Plus?") == {"c3plus", "velac3plus"}
