@@ -13,7 +13,7 @@ from core.answer.citations import cite
 from core.answer.evidence import Scored, fact_key
 from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
-from core.query.entities import entities, family, matches, without_entities
+from core.query.entities import entities, family, matches, without_entities, written
 from core.query.parts import distinct_words
 from core.scoring import acronyms_of, spelled_out
 from core.text import ATTRIBUTE_OF, content_words
@@ -69,10 +69,24 @@ def _labels(picked: Sequence[Scored]) -> tuple[str, ...]:
 
 
 def units(picked: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
-    """Sentences as prose; list items and rows (or a mix) as bullets."""
+    """Sentences as prose; list items and rows (or a mix) as bullets, an item under its list's
+    lead-in with the other picked items of that list ("The warranty does not cover:" over "a) wear
+    parts such as brake pads"): without it an item can read as saying the opposite."""
     if all(x.unit.kind == "sentence" for x in picked):
         return " ".join(cite(x.text, x.label) for x in picked), _labels(picked)
-    return "\n".join(f"- {cite(x.text, x.label)}" for x in picked), _labels(picked)
+    lines: list[str] = []
+    done: set[int] = set()
+    for n, x in enumerate(picked):
+        if n in done:
+            continue
+        if x.unit.kind != "item" or not x.lead:
+            lines.append(f"- {cite(x.text, x.label)}")
+            continue
+        same = [m for m, y in enumerate(picked) if m >= n and y.unit.kind == "item" and y.lead == x.lead]
+        done.update(same)
+        lines.append(f"- {cite(x.lead, x.label)}")
+        lines += [f"  - {cite(picked[m].text, picked[m].label)}" for m in same]
+    return "\n".join(lines), _labels(picked)
 
 
 LIST_MOST = 6  # a list quoted under its lead-in shows this many items, or one fewer and how many more
@@ -546,6 +560,9 @@ def _display(token: str, x: Scored) -> str:
     """How the evidence writes the entity (its heading's spelling, else its own text's), for the
     bullet's name."""
     for line in (*reversed(x.unit.path), x.text):
+        for as_written, norm in written(line):  # "Stride 3 Plus", a name and number apart
+            if " " in as_written.strip() and matches({token}, {norm}):
+                return as_written.strip()
         for word in line.split():
             word = word.strip(".,;:()'\"")
             if len(word) > 1 and (

@@ -101,6 +101,17 @@ def _normal(text: str, m: re.Match[str]) -> str:
     return _norm(token) + ("" if _VERSION.match(token) else _variant(text, m.end()))
 
 
+def written(text: str) -> list[tuple[str, str]]:
+    """Each entity of the text as written, with its variant ("Stride 3 Plus"), and normalised."""
+    out = []
+    for m in TOKEN.finditer(text):
+        if is_entity(m.group()):
+            norm = _normal(text, m)
+            variant = _VARIANT.match(text, m.end()) if norm != _norm(m.group()) else None
+            out.append((text[m.start() : variant.end() if variant else m.end()], norm))
+    return out
+
+
 def entities(text: str) -> set[str]:
     """The normalised entity tokens of a text ("Vela C3 Plus" → "c3plus")."""
     return {_normal(text, m) for m in TOKEN.finditer(text) if is_entity(m.group())}

@@ -1163,3 +1163,27 @@ def test_models_named_by_a_word_and_a_number_are_told_apart(scorer: SentenceScor
     assert "64 mm" in text and "40 mm" not in text, text
     d = extractive_answer("How much does the Brio 7 weigh?", pages, scorer, REFUSAL, 0.25, "factual")
     assert d.refused, d.text  # a model no passage names: its siblings' values are not its own
+
+
+def test_an_item_quoted_alone_stands_under_its_lead_in(scorer: SentenceScorer) -> None:
+    warranty = entry(
+        "policies/warranty.md",
+        "# Warranty\n\n## Exclusions\n\nThe warranty does not cover:\n\n"
+        "- wear parts such as tyres, brake pads and chains\n- damage from racing or stunt riding\n\n"
+        "## Frame\n\nFrames are covered for ten years from the date of purchase.",
+    )
+    text = ask("Are brake pads covered by the warranty?", "factual", scorer, [warranty])
+    lead, item = (
+        text.find("- The warranty does not cover"),
+        text.find("  - wear parts such as tyres, brake pads"),
+    )
+    assert 0 <= lead < item, text  # the item says nothing without "does not cover"
+
+
+def test_a_comparison_names_models_as_written(scorer: SentenceScorer) -> None:
+    pages = [
+        entry("grinders/brio-50.md", "# Brio 50 grinder\n\n## Specifications\n\n- Weight: 3.4 kg"),
+        entry("grinders/brio-5.md", "# Brio 5 grinder\n\n## Specifications\n\n- Weight: 2.1 kg"),
+    ]
+    text = ask("How much heavier is the Brio 50 than the Brio 5?", "comparison", scorer, pages)
+    assert "**Brio 50**" in text and "**Brio 5**" in text, text  # not "**50**" and "**5**"
