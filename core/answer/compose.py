@@ -76,17 +76,28 @@ def units(picked: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
         return " ".join(cite(x.text, x.label) for x in picked), _labels(picked)
     lines: list[str] = []
     done: set[int] = set()
+    # a sentence shown as a picked item's lead-in is not shown again on its own
+    leads = {(x.source, x.lead) for x in picked if x.unit.kind == "item" and x.lead}
     for n, x in enumerate(picked):
-        if n in done:
+        if n in done or (x.unit.kind == "sentence" and (x.source, x.text) in leads):
             continue
         if x.unit.kind != "item" or not x.lead:
             lines.append(f"- {cite(x.text, x.label)}")
             continue
-        same = [m for m, y in enumerate(picked) if m >= n and y.unit.kind == "item" and y.lead == x.lead]
+        same = [m for m, y in enumerate(picked) if m >= n and _same_list(x, y)]
         done.update(same)
         lines.append(f"- {cite(x.lead, x.label)}")
         lines += [f"  - {cite(picked[m].text, picked[m].label)}" for m in same]
     return "\n".join(lines), _labels(picked)
+
+
+def _same_list(x: Scored, y: Scored) -> bool:
+    """y is an item of x's list: same source, same entry, same list block."""
+    return y.unit.kind == "item" and (y.source, y.order // 100000, y.unit.block) == (
+        x.source,
+        x.order // 100000,
+        x.unit.block,
+    )
 
 
 LIST_MOST = 6  # a list quoted under its lead-in shows this many items, or one fewer and how many more
@@ -100,7 +111,9 @@ def is_lead(x: Scored) -> bool:
 def listed(lead: Scored, items: Sequence[Scored], rest: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
     """A list's lead-in with its items under it, marked as in the source ("a) …" keeps its letter,
     a numbered item its number), a long list cut with how many more; then the further units."""
-    shown = list(items) if len(items) <= LIST_MOST else list(items[: LIST_MOST - 1])
+    # a long list is cut to its items most relevant to the question, in its order
+    best = sorted(items, key=lambda x: -x.score)[: LIST_MOST - 1] if len(items) > LIST_MOST else items
+    shown = [x for x in items if x in best]
     lines = [cite(lead.text, lead.label)]
     for x in shown:
         ordinal = x.unit.ordinal

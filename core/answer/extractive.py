@@ -187,7 +187,12 @@ def _written(picked: list[Scored], ev: Evidence, usable: Sequence[Scored]) -> tu
     """The factual answer from its picked units: a lead-in with its list, an example whole, or the units."""
     if compose.is_lead(picked[0]):
         items = _list_of(picked[0], ev.units)
-        rest = [x for x in picked[1:] if x not in items and not x.unit.illustrative]
+        quoted = {x.text for x in items}  # an overlap's copy of an item is another unit, the same text
+        rest = [
+            x
+            for x in picked[1:]
+            if x.text not in quoted and not x.unit.illustrative and not compose.is_lead(x)
+        ]
         return compose.listed(picked[0], items, rest)
     return compose.units(_with_its_example(picked, usable))
 

@@ -20,7 +20,13 @@ _UNITS = (
     r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?|metres?|meters?|inch(?:es)?|feet|foot|percent|times"
 )
 # a name and its number written apart ("Stride 3", "Brio 50"): one token, checked by is_entity
-_NAMED = rf"[A-Z][a-z]+[ \u00a0]\d{{1,3}}(?!\d|[.,:/-]\d|[ \u00a0]?(?:%|(?:{_UNITS})\b))"
+# a range written after the number ("Android 14 or later", "Windows 11+") covers more than one
+# release: no one model, so no sibling of the asked one
+_RANGE = r"[ \u00a0]+(?:or|and)[ \u00a0]+(?:later|newer|above|higher|up|earlier|older|below|lower)\b|\+"
+_NAMED = (
+    rf"(?:[A-Z][a-z]+|[A-Z]{{2,}}|[a-z][A-Z][a-z]+)[ \u00a0]\d{{1,3}}(?:[A-Za-z](?![A-Za-z0-9]))?"
+    rf"(?!\d|[.,:]\d|[-/][A-Za-z0-9]|[ \u00a0]?(?:%|(?:{_UNITS})\b)|{_RANGE})"
+)
 TOKEN = re.compile(rf"{_NAMED}|[A-Za-z0-9][A-Za-z0-9._\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Za-z]")
@@ -52,14 +58,21 @@ _NOT_NAMES = frozenset(
         "ward block lot batch slot port pin bay box terminal exit door version release build revision rev "
         "firmware software update patch edition paragraph figure schedule annex form list mode setting "
         "position size speed gear january february march april june july august september october "
-        "november december monday tuesday wednesday thursday friday saturday sunday"
+        "november december monday tuesday wednesday thursday friday saturday sunday "
+        # an order or a verb before a number ("Press 2", "Allow 3 days", "Serves 4") and a limit or count
+        "press call dial allow add take give name buy get choose select pick enter type set use wait see read "
+        "ask send pay save serves seats sleeps costs supports holds fits weighs takes needs requires includes "
+        "maximum minimum max min circa approx limit total exceeding ages age kids adults children tickets "
+        "guests people persons users"
     ).split()
 )
 
 
 def _norm(token: str) -> str:
+    # "Stride 3S" is a model of its own; "Boeing 747s", like "AK-47s", a plural
+    suffix = (" " in token or "\u00a0" in token) and token.rstrip(".")[-1:] != "s"
     token = token.lower().replace("-", "").replace("_", "").replace(" ", "").replace("\u00a0", "")
-    return _PLURAL.sub(r"\1", token.rstrip("."))
+    return token.rstrip(".") if suffix else _PLURAL.sub(r"\1", token.rstrip("."))
 
 
 def is_entity(token: str) -> bool:

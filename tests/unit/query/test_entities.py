@@ -30,6 +30,14 @@ def test_a_name_and_its_number_written_apart_are_one_model() -> None:
     ):  # fmt: skip
         assert entities(text) == set(), text
     assert entities("The Brio 5. The Brio 5: 22 kg") == {"brio5"}  # a sentence's end or a label's colon
+    # an order, a count or a limit before a number, a range after it ("14 or later" is many releases)
+    for text in ("Press 2 for service", "Give 2 reasons", "Serves 4", "Maximum 10 riders", "Android 14 or later",
+                 "Windows 11+ only", "a Stride 3-speed hub"):  # fmt: skip
+        assert not {e for e in entities(text) if e.startswith(("press", "give", "serves", "maximum", "android",
+                                                                 "windows", "stride"))}, text  # fmt: skip
+    # a letter written onto the number names another model; capitals and "iPhone" are names too
+    assert entities("Brio 5S, Brio 5e, BRIO 5 and the iPhone 15") == {"brio5s", "brio5e", "brio5", "iphone15"}
+    assert entities("two Boeing 747s") == {"boeing747"}  # a plural
 
 
 def test_a_variant_written_after_a_code_is_another_model() -> None:
