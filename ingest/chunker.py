@@ -71,9 +71,11 @@ class Chunker:
                 end = _block_end(pieces, i)  # a heading goes with the block under it
                 if not self._span_fits(pieces, i, end, tok, wp):
                     # the block would straddle a boundary: end here if this chunk is half full,
-                    # always for a heading, list or table that fits a chunk of its own, and
-                    # before a heading whose block's first line does not fit here
-                    whole = is_structural(p.text) and self._span_fits(pieces, i, end, 0, 0)
+                    # always for a heading, list or table, or a lead-in with the list it introduces
+                    # ("…, provided that:"), that fits a chunk of its own, and before a heading
+                    # whose block's first line does not fit here
+                    lead_in = _introduces(pieces, i, _para_end(pieces, i))
+                    whole = (is_structural(p.text) or lead_in) and self._span_fits(pieces, i, end, 0, 0)
                     dangling = _is_heading(p) and not self._span_fits(pieces, i, min(i + 2, end), tok, wp)
                     fits = tok < self.size // 2 and not whole and not dangling
             if fits or not current:
@@ -223,13 +225,33 @@ def _is_heading(p: Piece) -> bool:
 
 
 def _block_end(pieces: list[Piece], i: int) -> int:
-    """The index after the block starting at i (a heading's block includes the block under it)."""
+    """The index after the block starting at i (a heading's block includes the block under it, and
+    a paragraph ending with a colon the list or table it introduces)."""
+    j = _para_end(pieces, i)
+    if _is_heading(pieces[i]) and j < len(pieces) and not _is_heading(pieces[j]):
+        return _block_end(pieces, j)
+    if _introduces(pieces, i, j):
+        return _block_end(pieces, j)
+    return j
+
+
+def _para_end(pieces: list[Piece], i: int) -> int:
+    """The index after the paragraph starting at i."""
     j = i + 1
     while j < len(pieces) and not pieces[j].para_start:
         j += 1
-    if _is_heading(pieces[i]) and j < len(pieces) and not _is_heading(pieces[j]):
-        return _block_end(pieces, j)
     return j
+
+
+def _introduces(pieces: list[Piece], i: int, j: int) -> bool:
+    """The paragraph pieces[i:j] is a lead-in ("…, provided that:") to the list or table at j."""
+    return (
+        j < len(pieces)
+        and not _is_heading(pieces[i])
+        and pieces[j - 1].text.rstrip().endswith(":")
+        and is_structural(pieces[j].text)
+        and not _is_heading(pieces[j])
+    )
 
 
 def _heading_paths(pieces: list[Piece], base: tuple[str, ...]) -> dict[int, tuple[tuple[int, str], ...]]:

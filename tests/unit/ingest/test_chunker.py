@@ -195,3 +195,15 @@ def test_structured_text_never_exceeds_limits(resources: Resources, size: int, o
         _check_limits(resources, chunks, size)
 
     check()
+
+
+def test_a_lead_in_goes_with_the_list_it_introduces(resources: Resources) -> None:
+    """A paragraph ending with a colon starts the next chunk with its list rather than ending this
+    one without it, when the two fit a chunk together."""
+    prose = " ".join(_sentences(6, seed=3))
+    lead = "Customers may return any standard product within 30 days of delivery, provided that:"
+    items = "\n".join(f"- condition {n}: the {w} is met before shipping" for n, w in enumerate("abcd", 1))
+    chunks = _chunker(resources, 120, 0).chunk(f"{prose}\n\n{lead}\n\n{items}\n\nAfter the list comes prose.")
+    holding = [c.text for c in chunks if lead in c.text]
+    assert len(holding) == 1 and "- condition 1:" in holding[0], [c.text for c in chunks]
+    _check_limits(resources, chunks, 120)
