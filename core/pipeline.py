@@ -22,11 +22,13 @@ from core.answer.llm import draft_from_reply, llm_answer, make_backend
 from core.answer.related import related_answer
 from core.config import Settings
 from core.context.budget import Context
+from core.context.focus import about_asked_first
 from core.errors import BackendError, ContextLensError
 from core.prompt.assemble import Prompt
 from core.prompt.build import BuiltPrompt, PromptBuilder
 from core.prompt.templates import load_templates
 from core.query.classify import classify
+from core.query.entities import question_entities
 from core.query.rewrite import rewrite
 from core.record import build_record
 from core.resources import Resources
@@ -119,10 +121,15 @@ class Pipeline:
 
     def search(self, query: str, baseline: bool = False) -> list[Candidate]:
         """The candidates in the configured retrieval mode: the top k, or, for unit packing, the
-        wider pack_candidates (the blind baseline always takes the top k)."""
+        wider pack_candidates (the blind baseline always takes the top k). A question naming a
+        model ("the Stride 30") looks twice as deep and gives the places of chunks about only a
+        sibling of it ("Stride 3") to the next chunks that are not (focus.about_asked_first)."""
         s = self.settings
         k = s.top_k if baseline or s.packing != "units" else max(s.top_k, s.pack_candidates)
-        return self.resources.retriever.search(query, k, s.retrieval_mode, s.rrf_k)
+        if baseline or s.packing == "units" or not question_entities(query):
+            return self.resources.retriever.search(query, k, s.retrieval_mode, s.rrf_k)
+        wider = self.resources.retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k)
+        return about_asked_first(wider, query)[:k]
 
     def build_and_decide(
         self, q: QueryStep, found: RetrievalStep, history: Sequence[Turn], baseline: bool

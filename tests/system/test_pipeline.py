@@ -183,3 +183,28 @@ def test_backend_faults_fall_back_to_extractive(sample_store, behaviour: str) ->
 def test_unreachable_backend_falls_back(sample_store) -> None:  # noqa: ANN001
     a = _llm(sample_store, f"http://127.0.0.1:{closed_port()}/v1").ask(IN_SCOPE, record=False)
     assert a.fallback and "refused" in a.backend_error
+
+
+def test_a_question_naming_a_model_looks_past_pages_about_its_siblings(tmp_path) -> None:  # noqa: ANN001
+    from ingest.sync import ingest_paths
+    from tests.support.stores import make_settings, resources_for
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(12):  # pages about a sibling that share the question's words
+        (folder / f"brio-5-note-{n}.md").write_text(
+            f"# Brio 5 grinder, service note {n}\n\nWhat is the burr size of the Brio 5 grinder? The Brio 5 "
+            f"grinder has a burr size of 40 mm; note {n} covers its burr size and burr wear.\n"
+        )
+    (folder / "brio-50.md").write_text(
+        "# Brio 50 grinder\n\n## Specifications\n\n- Burrs: 64 mm steel\n- Weight: 3.4 kg\n"
+    )
+    s = make_settings(tmp_path / "state", top_k=4)
+    ingest_paths(s, [folder], resources=resources_for(s))
+    pipe = make_pipeline(s, backend=None)
+    question = "What is the burr size of the Brio 50?"
+    ranked = [c.chunk.source for c in pipe.resources.retriever.search(question, 8)]
+    assert "brio-50.md" not in ranked[:4], ranked  # the siblings' pages fill the blind top 4
+    assert "brio-50.md" in {c.chunk.source for c in pipe.search(question)}
+    answer = pipe.ask(question, record=False)
+    assert "64 mm" in answer.text and "40 mm" not in answer.text, answer.text
