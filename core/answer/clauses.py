@@ -4,8 +4,7 @@
 does the control loop run on the NC-200?" only through its second clause; quoted whole, it also puts
 the NC-300's 1 kHz in the answer, and a reader cannot tell which value is the one asked. The
 sentence is cut where it coordinates clauses (";", "and", "while", "whereas", "but"; not "5 and
-40", a range), and at each comma and the last "and" of a list of values ("70 km for the Stride 3,
-90 km for the Stride 3 Plus and 120 km for the Stride 30"). It is narrowed only in two plain shapes, and shown whole otherwise:
+40", a range). It is narrowed only in two plain shapes, and shown whole otherwise:
 - parallel clauses that each open with their model and verb: "The ArmX2 weighs 21 kg and the ArmX3
   weighs 33 kg." → "The ArmX3 weighs 33 kg." (not "… and the ArmX3 33 kg", whose verb is left out);
 - clauses that each end on their model, after a lead naming none: "The control loop runs at 1 kHz
@@ -47,17 +46,10 @@ _GAPPED = re.compile(
 )
 
 
-# a list of values, each with its model: "(70 km for the Stride 3, 90 km for the Stride 3 Plus and
-# 120 km for the Stride 30)"; its commas and last "and" each open a value ("5 and 40" alone is a range)
-_VALUE_LIST = re.compile(r"\s*(?:;|,?\s+(?:and|while|whereas|but)\s+|,\s+(?=[$€£]?\d))\s*", re.I)
-_LISTS_VALUES = re.compile(r",\s+[$€£]?\d[^,;]*?(?:,\s+|,?\s+and\s+)[$€£]?\d")
-
-
 def _pieces(text: str) -> list[tuple[int, int]]:
     """The spans of the sentence's clauses, without the boundaries between them."""
     spans, start = [], 0
-    boundary = _VALUE_LIST if _LISTS_VALUES.search(text) else _BOUNDARY
-    for m in boundary.finditer(text):
+    for m in _BOUNDARY.finditer(text):
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
@@ -129,13 +121,8 @@ def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
 
 def _balanced(piece: str) -> str:
     """A kept piece without the bracket its cut left open or closed ("15 ms on the ArmX2)")."""
-    if piece.count("(") < piece.count(")"):  # the cut left the bracket's close: drop the first unopened one
-        depth = 0
-        for i, ch in enumerate(piece):
-            depth += (ch == "(") - (ch == ")")
-            if depth < 0:
-                piece = (piece[:i].rstrip() + " " + piece[i + 1 :].lstrip()).strip()
-                break
+    if piece.count("(") < piece.count(")"):
+        piece = piece.rstrip(")").rstrip()
     if piece.count("(") > piece.count(")"):
         piece = piece[: piece.rfind("(")].rstrip(" ,") if piece.rstrip().endswith("(") else piece + ")"
     return piece

@@ -21,18 +21,6 @@ WEIGHS = "The Kestrel K2 weighs 12 kg and the Kestrel K3 weighs 18 kg."
         # parallel clauses opening with their model: the asked one alone
         (WEIGHS, "How heavy is the Kestrel K3?", "The Kestrel K3 weighs 18 kg."),
         (WEIGHS, "How heavy is the Kestrel K2?", "The Kestrel K2 weighs 12 kg."),
-        # a list of values, each with its model: its commas and last "and" open a value each
-        (
-            "The range figures (70 km for the Brio 3, 90 km for the Brio 3 Plus and 120 km for the Brio 30) "
-            "are measured in Eco mode.",
-            "What range does the Brio 30 have?",
-            "The range figures … 120 km for the Brio 30 are measured in Eco mode.",
-        ),
-        (
-            "Prices are $249 for the D3, $399 for the D5 and $549 for the D6.",
-            "How much is the D5?",
-            "Prices … $399 for the D5.",
-        ),
         # a clause naming no model goes with the model named before it
         (
             "The Kestrel K2 weighs 12 kg and draws 300 W, while the Kestrel K3 weighs 18 kg.",
