@@ -22,7 +22,7 @@ from core.answer.llm import draft_from_reply, llm_answer, make_backend
 from core.answer.related import related_answer
 from core.config import Settings
 from core.context.budget import Context
-from core.context.focus import about_asked_first
+from core.context.focus import with_asked_pages
 from core.errors import BackendError, ContextLensError
 from core.prompt.assemble import Prompt
 from core.prompt.build import BuiltPrompt, PromptBuilder
@@ -122,14 +122,14 @@ class Pipeline:
     def search(self, query: str, baseline: bool = False) -> list[Candidate]:
         """The candidates in the configured retrieval mode: the top k, or, for unit packing, the
         wider pack_candidates (the blind baseline always takes the top k). A question naming a
-        model ("the Stride 30") looks twice as deep and gives the places of chunks about only a
-        sibling of it ("Stride 3") to the next chunks that are not (focus.about_asked_first)."""
+        model ("the Stride 30") looks twice as deep: for each chunk of the top k about only a sibling
+        ("Stride 3"), the next chunk standing under the asked model joins them (focus.with_asked_pages)."""
         s = self.settings
         k = s.top_k if baseline or s.packing != "units" else max(s.top_k, s.pack_candidates)
         if baseline or s.packing == "units" or not question_entities(query):
             return self.resources.retriever.search(query, k, s.retrieval_mode, s.rrf_k)
         wider = self.resources.retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k)
-        return about_asked_first(wider, query)[:k]
+        return with_asked_pages(wider, query, k)
 
     def build_and_decide(
         self, q: QueryStep, found: RetrievalStep, history: Sequence[Turn], baseline: bool

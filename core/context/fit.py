@@ -50,7 +50,8 @@ def fit_evidence(
     if settings.packing == "units":
         context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing, weights)
     else:
-        context = build_context(ranked[: settings.top_k], query, params, fmt, counter, scorer, continuing)
+        # the top k and the asked model's pages that joined them (Pipeline.search), siblings' last
+        context = build_context(ranked, query, params, fmt, counter, scorer, continuing)
     return quarantined(context, held, counter)
 
 

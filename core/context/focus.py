@@ -33,6 +33,23 @@ def title_entities(c: Candidate) -> set[str]:
     return entities(title) if title and title != stem else set()
 
 
+def with_asked_pages(wider: Sequence[Candidate], question: str, k: int) -> list[Candidate]:
+    """The top k of a deeper ranking, and for each chunk among them about only a sibling of the
+    asked model, the next chunk below k that stands under the asked model (its heading or title
+    names it): a sibling's pages cannot keep the asked model's own out of the candidates. When no
+    such chunk exists (a model the store does not document) the top k stay as they are, so the
+    refusal still reads the siblings' evidence."""
+    top = list(wider[:k])
+    wanted = question_entities(question)
+    if not wanted:
+        return top
+    topic = STEMMER.stem_set(content_words(without_entities(question)))
+    away = sum(
+        1 for c in top if conflicts(wanted, chunk_scope(c), set()) and not _about_asked_too(c, wanted, topic)
+    )
+    return top + [c for c in wider[k:] if matches(wanted, chunk_scope(c))][:away]
+
+
 _HEADING_LINE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
 ON_TOPIC = 0.5  # share of the question's other words a sentence naming the asked entity holds
 

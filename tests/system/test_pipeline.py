@@ -208,3 +208,8 @@ def test_a_question_naming_a_model_looks_past_pages_about_its_siblings(tmp_path)
     assert "brio-50.md" in {c.chunk.source for c in pipe.search(question)}
     answer = pipe.ask(question, record=False)
     assert "64 mm" in answer.text and "40 mm" not in answer.text, answer.text
+    # the siblings' pages stay on the ledger (walked after the asked model's), not cut from it
+    assert len(answer.context.ledger) == 5 and answer.context.ledger[0].source == "brio-50.md"
+    # a model no page stands under keeps the plain top k, and its siblings' evidence refuses it
+    assert len(pipe.search("What is the burr size of the Brio 7?")) == 4
+    assert pipe.ask("What is the burr size of the Brio 7?", record=False).refused
