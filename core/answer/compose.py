@@ -88,6 +88,12 @@ def units(picked: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
         done.update(same)
         lines.append(f"- {cite(x.lead, x.label)}")
         lines += [f"  - {cite(picked[m].text, picked[m].label)}" for m in same]
+        more = x.listed - len(same)  # the list says more than the items quoted
+        if more > 0:
+            what = (
+                "the other item of this list is" if more == 1 else f"the other {more} items of this list are"
+            )
+            lines.append("  - " + pointer(what, x.label))
     return "\n".join(lines), _labels(picked)
 
 

@@ -50,6 +50,7 @@ class Scored:
     condensed: bool = False  # its chunk was injected in part (summarised or truncated)
     parts: tuple[float, ...] = ()  # its score for each part of a question that asks several things
     lead: str = ""  # a list item's lead-in sentence ("…, provided that:"), which is no unit of its own
+    listed: int = 0  # a list item's list: how many items it has in its chunk
     place: int = 0  # its place in its document's text as injected: consecutive units differ by one,
     # across two consecutive chunks too when the first ends with a list's lead-in (_starts)
     around: frozenset[str] = frozenset()  # the entities of every heading above it and of its title
@@ -87,7 +88,7 @@ def score_units(
     asked = parts_for(question, query_type)
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], int]] = []
     arounds: list[frozenset[str]] = []  # pool index → Scored.around
-    leads: dict[int, str] = {}  # pool index → the lead-in of its list
+    leads: dict[int, tuple[str, int]] = {}  # pool index → the lead-in of its list and its items
     places: list[int] = []  # pool index → its place (Scored.place)
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
@@ -108,7 +109,7 @@ def score_units(
             arounds.append(frozenset(title_scope.union(known[e.source], *(entities(h) for h in u.path))))
             places.append(starts[n][0] + u.position)
             if u.kind == "item":
-                leads[len(pool) - 1] = _lead_in(parsed, i)
+                leads[len(pool) - 1] = (_lead_in(parsed, i), _list_size(parsed, u))
     if not pool:
         return Evidence(question, query_type, wanted, (), asked, own)
     clashes = _clashes(pool, arounds, wanted, own)
@@ -118,7 +119,7 @@ def score_units(
     )
     units = tuple(
         Scored(u, text, e.source, citation_label(e.source, e.page), float(sims[i]), order, scope, clashes[i],
-               e.fate != Fate.KEPT, tuple(float(p[i]) for p in by_part), leads.get(i, ""), places[i], arounds[i])
+               e.fate != Fate.KEPT, tuple(float(p[i]) for p in by_part), *leads.get(i, ("", 0)), places[i], arounds[i])
         for i, (u, text, e, scope, order) in enumerate(pool)
     )  # fmt: skip
     return Evidence(question, query_type, wanted, units, asked, own)
@@ -332,6 +333,11 @@ def list_after(parsed: Sequence[Unit], i: int) -> list[Unit]:
             break
         items.append(v)
     return items
+
+
+def _list_size(parsed: Sequence[Unit], item: Unit) -> int:
+    """How many items the list of this item has in its chunk."""
+    return sum(v.kind == "item" and v.block == item.block for v in parsed)
 
 
 def _stem(source: str) -> str:

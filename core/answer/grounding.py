@@ -152,7 +152,7 @@ def _is_framing(sentence: str, titles: set[str], labels: set[str]) -> bool:
     """An answer's title line ("Return window (a.md):", "From a.md:"): a heading of the evidence or
     the source it names, ending with a colon; or its pointer to an injected source for the rest
     ("… (the full procedure is in a.md)"). It frames the claims and is not one itself."""
-    m = POINTER.match(sentence.strip())
+    m = POINTER.match(_MARKER.sub("", sentence.strip()))  # also as a list's last line ("- … (the other …)")
     if m:
         return m.group(1) in labels
     text = strip_citations(sentence).strip()

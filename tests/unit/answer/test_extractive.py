@@ -1186,6 +1186,9 @@ def test_an_item_quoted_alone_stands_under_its_lead_in(scorer: SentenceScorer) -
         text.find("  - wear parts such as tyres, brake pads"),
     )
     assert 0 <= lead < item, text  # the item says nothing without "does not cover"
+    # the list holds more than the item quoted: a pointer says so, and grounding reads it as framing
+    assert "  - … (the other item of this list is in policies/warranty.md)" in text, text
+    assert check(text, [warranty], scorer).score == 1.0, text
 
 
 def test_a_comparison_names_models_as_written(scorer: SentenceScorer) -> None:
@@ -1218,7 +1221,7 @@ def _nested_under_own_lead(answer: str) -> bool:
             and not (lines[n + 1].startswith("  - "))
         ):
             return False
-        if line.startswith("  - "):
+        if line.startswith("  - ") and not line.startswith("  - …"):  # (a pointer to the rest of the list)
             lead = next(x for x in reversed(lines[:n]) if not x.startswith("  - "))
             if lead[lead.rindex("(") :].rstrip(":") != line[line.rindex("(") :].rstrip(".;"):
                 return False
