@@ -315,13 +315,13 @@ def _leads(parsed: Sequence[Unit], i: int, question: str) -> bool:
     """Unit i is a list's lead-in that says something of its own ("Customers may return any
     product within 30 days of delivery for a refund, provided that:"), and every item of the list
     it introduces can be quoted with it (one-word items are no conditions to show)."""
-    items = list_after(parsed, i)
+    items = _list_after(parsed, i)
     return (
         len(parsed[i].text.split()) >= LEAD_WORDS and bool(items) and all(_usable(v, question) for v in items)
     )
 
 
-def list_after(parsed: Sequence[Unit], i: int) -> list[Unit]:
+def _list_after(parsed: Sequence[Unit], i: int) -> list[Unit]:
     """The items of the list that sentence i introduces: it ends with a colon and the list's first
     item follows it under the same headings (empty: it introduces none)."""
     u = parsed[i]

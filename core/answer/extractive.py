@@ -199,7 +199,7 @@ def _written(picked: list[Scored], ev: Evidence, usable: Sequence[Scored]) -> tu
 
 def _list_of(lead: Scored, units: Sequence[Scored]) -> list[Scored]:
     """The items of the list a lead-in introduces, in order: by structure, the list whose first
-    item stands right after it in its chunk (evidence.list_after)."""
+    item stands right after it in its chunk (evidence._list_after)."""
     entry = lead.order // 100000
     same = {x.unit.position: x for x in units if x.order // 100000 == entry and x.unit.kind == "item"}
     first = same.get(lead.unit.position + 1)

@@ -43,11 +43,19 @@ def with_asked_pages(wider: Sequence[Candidate], question: str, k: int) -> list[
     wanted = question_entities(question)
     if not wanted:
         return top
-    topic = STEMMER.stem_set(content_words(without_entities(question)))
-    away = sum(
-        1 for c in top if conflicts(wanted, chunk_scope(c), set()) and not _about_asked_too(c, wanted, topic)
-    )
+    topic = _topic(question)
+    away = sum(1 for c in top if _elsewhere(c, wanted, topic))
     return top + [c for c in wider[k:] if matches(wanted, chunk_scope(c))][:away]
+
+
+def _topic(question: str) -> frozenset[str]:
+    """The stems of the question's words, its entities' pieces left out (not "nc", "300" of "NC-300")."""
+    return STEMMER.stem_set(content_words(without_entities(question)))
+
+
+def _elsewhere(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
+    """The chunk stands under a sibling of the asked entity and is not about the asked one too."""
+    return bool(conflicts(wanted, chunk_scope(c), set())) and not _about_asked_too(c, wanted, topic)
 
 
 _HEADING_LINE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
@@ -75,11 +83,8 @@ def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Ca
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
-    topic = STEMMER.stem_set(content_words(without_entities(question)))  # not "nc", "300" of "NC-300"
-    elsewhere = [
-        bool(conflicts(wanted, chunk_scope(c), set())) and not _about_asked_too(c, wanted, topic)
-        for c in candidates
-    ]
+    topic = _topic(question)
+    elsewhere = [_elsewhere(c, wanted, topic) for c in candidates]
     return [c for c, away in zip(candidates, elsewhere, strict=True) if not away] + [
         c for c, away in zip(candidates, elsewhere, strict=True) if away
     ]

@@ -15,10 +15,14 @@ import functools
 import re
 from collections.abc import Iterable
 
-_UNITS = (
-    r"mm|cm|m|km|kg|g|w|kw|v|a|hz|khz|mhz|ghz|ms|s|h|mb|gb|tb|mp|x|px|k|min|am|pm|nm|wh|kwh|mah|l|ml|°"
-    r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?|metres?|meters?|inch(?:es)?|feet|foot|percent|times"
+from core.text import STOP_WORDS
+
+# units a number carries ("12kg", "5 minutes"): such a number names no model
+_UNIT_WORDS = (
+    r"mm|cm|m|km|kg|g|w|kw|v|a|hz|khz|mhz|ghz|ms|s|h|mb|gb|tb|mp|x|px|k|min|am|pm"
+    r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?|metres?|meters?|inch(?:es)?|feet|foot|percent"
 )
+_UNITS = rf"{_UNIT_WORDS}|nm|wh|kwh|mah|l|ml|°|times"  # … after a name and its number written apart
 # a name and its number written apart ("Stride 3", "Brio 50"): one token, checked by is_entity
 # a range written after the number ("Android 14 or later", "Windows 11+") covers more than one
 # release: no one model, so no sibling of the asked one
@@ -33,20 +37,14 @@ _HAS_ALPHA = re.compile(r"[A-Za-z]")
 _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z][A-Za-z]*$")
 _VERSION = re.compile(r"^v?\d+(\.\d+){1,3}$", re.I)
 _ORDINAL = re.compile(r"^\d+(st|nd|rd|th|s)$", re.I)  # "1st", "1990s": not a model
-_UNIT = re.compile(
-    r"^\d+(\.\d+)?[-_]?(mm|cm|m|km|kg|g|w|kw|v|a|hz|khz|mhz|ghz|ms|s|h|mb|gb|tb|mp|x|px|k|min|am|pm"
-    r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?|metres?|meters?|inch(es)?|feet|foot|percent)$",
-    re.I,
-)
+_UNIT = re.compile(rf"^\d+(\.\d+)?[-_]?(?:{_UNIT_WORDS})$", re.I)
 _ERA = re.compile(r"^(pre|post|mid|early|late|circa)[-_]?\d{2,4}s?$", re.I)  # "pre-1975": a time, not a model
 _PLURAL = re.compile(r"([a-z]\d+)s$")  # "AK-47s" is the AK-47
 # words a number follows that label a part, a place in a sequence or a time, or count ("Step 3",
 # "Table 2", "May 12", "Over 40"): no model's name
-_NOT_NAMES = frozenset(
+_NOT_NAMES = STOP_WORDS | frozenset(
     (
-        "a an the and or but of to in on at for with by from is are was were be been do does did what which who "
-        "whom whose when where why how much many it its this that these those they them there their we you can "
-        "could should would will may might must has have had as if than his her our your my all each every both "
+        "his her our your my all each every both "
         "another other some any only just about around over under nearly almost approximately roughly "
         "exactly more less fewer most least top first last next up down after before since until between "
         "within above below per no not number step steps table figure fig section chapter page pages part "
@@ -56,7 +54,7 @@ _NOT_NAMES = frozenset(
         "priority tier zone area room floor building gate platform track lane route highway channel volume "
         "vol issue episode season book act scene verse psalm amendment title division sector region district "
         "ward block lot batch slot port pin bay box terminal exit door version release build revision rev "
-        "firmware software update patch edition paragraph figure schedule annex form list mode setting "
+        "firmware software update patch edition paragraph schedule annex form list mode setting "
         "position size speed gear january february march april june july august september october "
         "november december monday tuesday wednesday thursday friday saturday sunday "
         # an order or a verb before a number ("Press 2", "Allow 3 days", "Serves 4") and a limit or count
