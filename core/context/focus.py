@@ -3,7 +3,9 @@
 When the question names a model ("ArmX2", "K7", "v2.1"), a chunk that stands under a heading (or
 title) naming only a sibling ("ArmX3 › Key specifications"), and not about the asked one too (see
 _about_asked_too), is walked after the others, so it cannot crowd the asked model's own evidence
-out of the budget. The order stays deterministic: a
+out of the budget; and a chunk standing under the asked model that holds a sentence on the
+question's topic is walked before the others (a spec list scores low on similarity, and an
+overview that only names the model would fill the budget first). The order stays deterministic: a
 stable partition of the ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
@@ -79,15 +81,27 @@ def _about_asked_too(c: Candidate, wanted: set[str], topic: frozenset[str]) -> b
 
 
 def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Candidate]:
-    """The candidates with those about another entity than the question's moved last (stable)."""
+    """The candidates in three stable groups: those standing under the asked entity with a
+    sentence on the question's topic (its page's "Gears: Shimano Nexus 7-speed hub" for "What
+    gears does the Stride 3 have?"), then the others, then those about another entity than the
+    question's."""
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
     topic = _topic(question)
-    elsewhere = [_elsewhere(c, wanted, topic) for c in candidates]
-    return [c for c, away in zip(candidates, elsewhere, strict=True) if not away] + [
-        c for c, away in zip(candidates, elsewhere, strict=True) if away
+    group = [
+        2 if _elsewhere(c, wanted, topic) else 0 if _own_on_topic(c, wanted, topic) else 1 for c in candidates
     ]
+    return [c for g in (0, 1, 2) for c, h in zip(candidates, group, strict=True) if h == g]
+
+
+def _own_on_topic(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
+    """The chunk stands under the asked entity (its heading or title names it) and holds a
+    sentence with at least ON_TOPIC of the question's other words (none asked: no)."""
+    if not topic or not matches(wanted, chunk_scope(c)):
+        return False
+    need = max(1.0, ON_TOPIC * len(topic))
+    return any(len(topic & STEMMER.stem_set(content_words(s))) >= need for s in split_sentences(c.chunk.text))
 
 
 _STEP = re.compile(r"(\d{1,3})[.)] ")

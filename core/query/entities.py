@@ -130,9 +130,20 @@ def entities(text: str) -> set[str]:
 
 @functools.lru_cache(maxsize=1024)  # a question's, read by several steps; a sentence's, by several scorings
 def without_entities(text: str) -> str:
-    """The text with its entity tokens blanked ("the NC-300 brake" → "the   brake"), so their
-    pieces ("nc", "300") are not read as words or numbers."""
-    return TOKEN.sub(lambda m: " " if is_entity(m.group()) else m.group(), text)
+    """The text with its entity tokens blanked, with the variant written after one ("the NC-300
+    brake" → "the   brake", "the Stride 3 Plus" → "the  "), so their pieces ("nc", "300", "plus")
+    are not read as words or numbers."""
+    parts: list[str] = []
+    at = 0
+    for m in TOKEN.finditer(text, at):
+        if m.start() < at or not is_entity(m.group()):
+            continue
+        end = m.end()
+        if not _VERSION.match(m.group()) and _variant(text, end):
+            end = _VARIANT.match(text, end).end()  # type: ignore[union-attr]
+        parts += [text[at : m.start()], " "]
+        at = end
+    return "".join(parts) + text[at:]
 
 
 def question_entities(question: str) -> set[str]:

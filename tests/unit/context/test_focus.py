@@ -63,3 +63,34 @@ def test_a_procedures_continuation_is_walked_next_and_marked() -> None:
     assert [c.chunk.id for c in order] == ["p1", "p2", "x"] and continuing == {"p2"}
     unrelated = cand("p9", "7. Something else.", index=4)  # starts far past step 2: not a continuation
     assert continuations_follow([first, other, unrelated]) == ([first, other, unrelated], frozenset())
+
+
+def test_the_asked_models_own_chunk_on_the_topic_goes_first() -> None:
+    """A chunk standing under the asked model's page with a sentence on the question's topic is
+    walked before chunks that only name the model; the variant word of a sibling's name ("Plus")
+    is no topic word, so a sibling's or the model's own chunk naming it is not taken for one."""
+    title = "Velora Stride 3 City E-Bike"
+    overview = cand(
+        "m", "Velora sells three models. The Stride 3 and the Stride 3 Plus are city bikes.", "cmp.md"
+    )
+    intro = cand("i", "The Stride 3 is the entry-level city e-bike.", "s3.md", path=title, title=title)
+    specs = cand(
+        "s", "- Motor: 250 W hub motor\n- Gears: Shimano Nexus 7-speed hub", "s3.md",
+        path=f"{title} › Key specifications", title=title,
+    )  # fmt: skip
+    plus = cand(
+        "p", "The Stride 3 Plus uses an Enviolo hub instead of gears.", "s3p.md", path="Stride 3 Plus › Drive"
+    )
+    order = about_asked_first([overview, intro, plus, specs], "What gears does the Stride 3 have?")
+    assert [c.chunk.id for c in order] == ["s", "m", "i", "p"]
+    # no word asked besides the name: only a sibling's chunk moves
+    assert about_asked_first([overview, intro, plus, specs], "What is the Stride 3?") == [
+        overview,
+        intro,
+        specs,
+        plus,
+    ]
+    belt = cand("b", "The Stride 3 Plus has a belt drive.", "s3p.md", path="Stride 3 Plus › Drive")
+    gears = cand("g", "- Gears: Enviolo stepless hub", "s3p.md", path="Stride 3 Plus › Specifications")
+    order = about_asked_first([belt, overview, gears], "What gears does the Stride 3 Plus have?")
+    assert [c.chunk.id for c in order] == ["g", "b", "m"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.query.entities import conflicts, entities, is_entity, question_entities, siblings
+from core.query.entities import conflicts, entities, is_entity, question_entities, siblings, without_entities
 
 
 def test_model_codes_versions_and_camel_case_names_are_entities() -> None:
@@ -51,6 +51,16 @@ def test_a_variant_written_after_a_code_is_another_model() -> None:
     assert entities("| Harrier H9 |\nMax speed") == {"h9"}
     assert entities("- K7 Max speed: 72 km/h") == {"k7"} and entities("K7 Mini-USB port") == {"k7"}
     assert entities("needs firmware 4.2.0+ on the K7+K5") == {"4.2.0", "k7", "k5"}
+
+
+def test_blanking_the_entities_blanks_a_variant_with_its_code() -> None:
+    """Their pieces are no words of the question: "plus" of "Stride 3 Plus" is no topic."""
+    assert without_entities("Is the Stride 3 Plus heavier than the Stride 3?").split() == [
+        "Is", "the", "heavier", "than", "the", "?",
+    ]  # fmt: skip
+    assert without_entities("the NC-300 brake").split() == ["the", "brake"]
+    assert without_entities("- K7 Max speed: 72 km/h").split() == ["-", "Max", "speed:", "72", "km/h"]
+    assert without_entities("needs 4.2.0+ and a C2+ unit").split() == ["needs", "+", "and", "a", "unit"]
 
 
 def test_evidence_about_a_sibling_conflicts() -> None:
