@@ -470,6 +470,18 @@ def _attr_match(text: str, attrs: set[str]) -> float:
     return len({a[:5] for a in attrs} & words) / len(attrs)
 
 
+def _closest(rows: list[Scored], attrs: set[str]) -> list[Scored]:
+    """The rows whose label names most of the attributes and, of those, adds the fewest words not
+    asked ("Weight", not "Max system weight", for "How much heavier …?"); in their order."""
+
+    def key(r: Scored) -> tuple[float, int]:
+        label = r.unit.cells[0]
+        return -_attr_match(label, attrs), len({w[:5] for w in content_words(label)} - {a[:5] for a in attrs})
+
+    best = min(map(key, rows), default=None)
+    return [r for r in rows if key(r) == best]
+
+
 Values = dict[str, list[tuple[str, str]]]  # entity name → (value, citation) pairs
 
 
@@ -490,7 +502,7 @@ def _from_table(
         if len(named) < 2:
             continue
         ranked = sorted(rows, key=lambda r: (-_attr_match(r.unit.cells[0], attrs), -r.score))
-        chosen = [r for r in ranked if _attr_match(r.unit.cells[0], attrs) > 0]
+        chosen = _closest([r for r in ranked if _attr_match(r.unit.cells[0], attrs) > 0], attrs)
         if not chosen:
             if strict:
                 continue

@@ -1248,3 +1248,24 @@ def test_lead_ins_are_shown_once_and_over_their_own_items(scorer: SentenceScorer
     ]
     answer = ask("What cable do I need?", "factual", scorer, cables)
     assert _nested_under_own_lead(answer), answer  # not both cables under one document's lead-in
+
+
+def test_a_comparison_takes_the_row_the_question_asks_not_one_adding_a_qualifier(
+    scorer: SentenceScorer,
+) -> None:
+    """ "How much heavier …?" asks for the weight: "Max system weight" names it too, but adds words
+    the question does not ask, so it is left out and the difference is computed on "Weight"."""
+    table = (
+        "# Stride range comparison\n\n| Spec | Stride 3 | Stride 3 Plus |\n|---|---|---|\n"
+        "| Weight | 22.4 kg | 23.6 kg |\n| Max system weight | 130 kg | 140 kg |\n| Torque | 45 Nm | 50 Nm |"
+    )
+    question = "How much heavier is the Stride 3 Plus than the Stride 3?"
+    text = ask(question, "comparison", scorer, [entry("bikes/comparison.md", table)])
+    assert "22.4 kg" in text and "23.6 kg" in text and "130 kg" not in text and "140 kg" not in text
+    assert text.splitlines()[-1].startswith(
+        "- **Difference**: 1.2 kg (Stride 3 Plus: 23.6 kg − Stride 3: 22.4 kg)"
+    )
+    # asked for the qualified one, the qualified row answers
+    text = ask("How does the max system weight of the Stride 3 compare with the Stride 3 Plus?", "comparison", scorer,
+               [entry("bikes/comparison.md", table)])  # fmt: skip
+    assert "130 kg" in text and "140 kg" in text and "22.4 kg" not in text
