@@ -10,6 +10,9 @@ sentence is cut where it coordinates clauses (";", "and", "while", "whereas", "b
 - clauses that each end on their model, after a lead naming none: "The control loop runs at 1 kHz
   on the NC-300 and at 500 Hz on the NC-200." → "The control loop runs … at 500 Hz on the NC-200."
   (the lead is the words before the first value).
+A list of values each given its model is narrowed to the asked item, the words around it kept
+(asked_value): "The figures (70 km for the Stride 3 and 120 km for the Stride 30) are …" →
+"The figures (120 km for the Stride 30) are …".
 A model named without a value of its own, a clause about "both"/"each"/"all" models, a pronoun in
 the kept clause ("it is 200 ms"), or a lead or opening that names a model or sets a condition ("At
 25 °C, …") leaves the sentence whole: a cut there could drop the answer or pin a value on the wrong
@@ -22,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from core.query.entities import entities, matches, siblings
+from core.query.entities import entities, matches, siblings, written
 
 _BOUNDARY = re.compile(r"\s*(?:;|,?\s+(?:and|while|whereas|but)\s+(?![\d$€£]))\s*", re.I)
 # a stated value: an amount of money, or a number with its unit ("1 kHz", "15 ms", "12 kg", "80%")
@@ -74,6 +77,9 @@ def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
     wanted = set(wanted)
     if not wanted:  # most questions name no model: no clause splitting for them
         return None
+    listed = asked_value(text, wanted)
+    if listed is not None:
+        return listed
     pieces = _pieces(text)
     if len(pieces) < 2 or any(_SHARED.match(text, a) for a, _ in pieces):
         return None
@@ -117,6 +123,60 @@ def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
     out = " … ".join(_balanced(piece) for piece in shown)
     out = out[:1].upper() + out[1:]  # "the ArmX3 weighs …" opens the answer
     return out + "." if text.rstrip().endswith(".") and not out.endswith((".", "!", "?")) else out
+
+
+# a list of values each given its model: "70 km for the Stride 3, 90 km for the Stride 3 Plus and
+# 120 km for the Stride 30"; an item is a value, "for"/"on", maybe "the", and a model's name, nothing more
+_FOR = re.compile(r"\s+(?:for|on)\s+(?:the\s+)?")
+_AMOUNT = re.compile(rf"[$€£]\s?\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?\b|{_VALUE.pattern.split('|', 1)[1]}")
+# the run must open the sentence, a bracket, a colon or follow a word: after "1 hour," the value
+# before the comma would belong to the first item ("1 hour, 30 minutes for the Stride 3")
+_OPENS = re.compile(r"(?:^|[(:]|[A-Za-z])\s*$")
+# and end the sentence or its bracket: words after the last item may be that item's alone
+_CLOSED = re.compile(r"\s*(?:\)|[.;]?\s*$)")
+_NEXT = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
+
+
+def _item(text: str, at: int) -> tuple[int, set[str]] | None:
+    """Where the item starting at `at` ends and the model it names, if a value-for-model item starts there."""
+    value = _AMOUNT.match(text, at)
+    joint = _FOR.match(text, value.end()) if value else None
+    if joint is None:
+        return None
+    named = written(text[joint.end() :])
+    if not named or not text.startswith(named[0][0], joint.end()):
+        return None
+    return joint.end() + len(named[0][0]), {named[0][1]}
+
+
+def asked_value(text: str, wanted: set[str]) -> str | None:
+    """The sentence with its list of values per model narrowed to the asked model's item ("The range
+    figures (120 km for the Stride 30) are measured in Eco mode …"), or None. Only a run of two or
+    more items each exactly a value and its own model, one of them the asked model's and the others
+    its siblings', ending the sentence or its bracket, is narrowed: the words before the run and after
+    its bracket, which speak of every item, stay."""
+    for start in (m.start() for m in _AMOUNT.finditer(text)):
+        if not _OPENS.search(text[:start]) or any(ch.isdigit() for ch in " ".join(text[:start].split()[-2:])):
+            continue  # "3 to 5 h for …", "2 x 500 Wh for …": the value begins before the run
+        items: list[tuple[int, int, set[str]]] = []
+        at = start
+        while (found := _item(text, at)) is not None:
+            items.append((at, found[0], found[1]))
+            joint = _NEXT.match(text, found[0])
+            if joint is None:
+                break
+            at = joint.end()
+        if len(items) < 2:
+            continue
+        asked = [(a, b) for a, b, named in items if matches(wanted, named)]
+        if len(asked) != 1 or not all(matches(wanted, n) or siblings(wanted, n) for _, _, n in items):
+            return None
+        a, b = asked[0]
+        before, after = text[:start], text[items[-1][1] :]
+        if siblings(wanted, entities(before)) or not _CLOSED.match(after):
+            return None  # words about another model, or after the last item ("… for the Stride 30 (with two batteries)")
+        return before + text[a:b] + after
+    return None
 
 
 def _balanced(piece: str) -> str:

@@ -470,16 +470,21 @@ def _attr_match(text: str, attrs: set[str]) -> float:
     return len({a[:5] for a in attrs} & words) / len(attrs)
 
 
-def _closest(rows: list[Scored], attrs: set[str]) -> list[Scored]:
+def _closest(rows: list[Scored], attrs: set[str], columns: Sequence[int]) -> list[Scored]:
     """The rows whose label names most of the attributes and, of those, adds the fewest words not
-    asked ("Weight", not "Max system weight", for "How much heavier …?"); in their order."""
+    asked ("Weight", not "Max system weight", for "How much heavier …?"), in their order; all the
+    rows when one of those states no number in a compared column ("Battery: Li-ion" for "bigger")."""
 
     def key(r: Scored) -> tuple[float, int]:
         label = r.unit.cells[0]
         return -_attr_match(label, attrs), len({w[:5] for w in content_words(label)} - {a[:5] for a in attrs})
 
     best = min(map(key, rows), default=None)
-    return [r for r in rows if key(r) == best]
+    closest = [r for r in rows if key(r) == best]
+    numbers = all(
+        i < len(r.unit.cells) and re.search(r"\d", r.unit.cells[i]) for r in closest for i in columns
+    )
+    return closest if numbers else rows
 
 
 Values = dict[str, list[tuple[str, str]]]  # entity name → (value, citation) pairs
@@ -502,7 +507,7 @@ def _from_table(
         if len(named) < 2:
             continue
         ranked = sorted(rows, key=lambda r: (-_attr_match(r.unit.cells[0], attrs), -r.score))
-        chosen = _closest([r for r in ranked if _attr_match(r.unit.cells[0], attrs) > 0], attrs)
+        chosen = _closest([r for r in ranked if _attr_match(r.unit.cells[0], attrs) > 0], attrs, list(named))
         if not chosen:
             if strict:
                 continue

@@ -45,7 +45,12 @@ def fit_evidence(
         candidates = [c for c in candidates if c not in held]
     order = walk_order(settings.evidence_order, settings.packing)
     ranked, continuing = continuations_follow(
-        about_asked_first(in_evidence_order(candidates, order, query, scorer, weights), query)
+        # a factual or comparison question about a model reads its fields first; a procedure does not
+        about_asked_first(
+            in_evidence_order(candidates, order, query, scorer, weights),
+            query,
+            query_type in ("factual", "comparison"),
+        )
     )
     if settings.packing == "units":
         context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing, weights)

@@ -3,9 +3,9 @@
 When the question names a model ("ArmX2", "K7", "v2.1"), a chunk that stands under a heading (or
 title) naming only a sibling ("ArmX3 › Key specifications"), and not about the asked one too (see
 _about_asked_too), is walked after the others, so it cannot crowd the asked model's own evidence
-out of the budget; and a chunk standing under the asked model that holds a sentence on the
-question's topic is walked before the others (a spec list scores low on similarity, and an
-overview that only names the model would fill the budget first). The order stays deterministic: a
+out of the budget; and, for a factual or comparison question, a chunk standing under the asked
+model that holds a "Key: value" field on the question's topic is walked before the others (a spec
+list scores low on similarity, and an overview that only names the model would fill the budget first). The order stays deterministic: a
 stable partition of the ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.answer.absent import FRAMING
 from core.query.entities import conflicts, entities, matches, question_entities, without_entities
 from core.stems import STEMMER
 from core.text import content_words, split_sentences
@@ -80,28 +81,43 @@ def _about_asked_too(c: Candidate, wanted: set[str], topic: frozenset[str]) -> b
     )
 
 
-def about_asked_first(candidates: Sequence[Candidate], question: str) -> list[Candidate]:
-    """The candidates in three stable groups: those standing under the asked entity with a
-    sentence on the question's topic (its page's "Gears: Shimano Nexus 7-speed hub" for "What
-    gears does the Stride 3 have?"), then the others, then those about another entity than the
-    question's."""
+def about_asked_first(
+    candidates: Sequence[Candidate], question: str, fields: bool = False
+) -> list[Candidate]:
+    """The candidates with those about another entity than the question's moved last (stable);
+    fields: also those standing under the asked entity with a field on the question's topic moved
+    first (its page's "Gears: Shimano Nexus 7-speed hub" for "What gears does the Stride 3 have?")."""
     wanted = question_entities(question)
     if not wanted:
         return list(candidates)
     topic = _topic(question)
+    asked = _field_topic(question) if fields else frozenset()
     group = [
-        2 if _elsewhere(c, wanted, topic) else 0 if _own_on_topic(c, wanted, topic) else 1 for c in candidates
+        2 if _elsewhere(c, wanted, topic) else 0 if _own_field(c, wanted, asked) else 1 for c in candidates
     ]
     return [c for g in (0, 1, 2) for c, h in zip(candidates, group, strict=True) if h == g]
 
 
-def _own_on_topic(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
-    """The chunk stands under the asked entity (its heading or title names it) and holds a
-    sentence with at least ON_TOPIC of the question's other words (none asked: no)."""
+# a "Key: value" line (a spec list's item, a field of a page), its key captured
+_FIELD = re.compile(r"^[ \t]*(?:[-*•+][ \t]+)?([^:\n|#]{1,60}?):[ \t]+\S", re.MULTILINE)
+
+
+def _field_topic(question: str) -> frozenset[str]:
+    """The stems of the question's words that can name a field: not its entities' pieces, nor the
+    words that frame a question about a value ("How long does it take", "the maximum …")."""
+    return STEMMER.stem_set(content_words(without_entities(question)) - FRAMING)
+
+
+def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
+    """The chunk stands under the asked entity (its heading or title names it) and holds a "Key:
+    value" line whose key has at least ON_TOPIC of the topic's words (none: no). A field, not any
+    sentence: a passing mention on the model's page ("Heavy riders should consider …") is no answer."""
     if not topic or not matches(wanted, chunk_scope(c)):
         return False
     need = max(1.0, ON_TOPIC * len(topic))
-    return any(len(topic & STEMMER.stem_set(content_words(s))) >= need for s in split_sentences(c.chunk.text))
+    return any(
+        len(topic & STEMMER.stem_set(content_words(key))) >= need for key in _FIELD.findall(c.chunk.text)
+    )
 
 
 _STEP = re.compile(r"(\d{1,3})[.)] ")

@@ -10,6 +10,7 @@ from core.query.entities import question_entities
 
 LOOP = "The pump loop runs at 2 kHz on the HX-40 and at 800 Hz on the HX-20."
 WEIGHS = "The Kestrel K2 weighs 12 kg and the Kestrel K3 weighs 18 kg."
+RANGES = "The range figures (70 km for the Stride 3, 90 km for the Stride 3 Plus and 120 km for the Stride 30) are measured in Eco mode."
 
 
 @pytest.mark.parametrize(
@@ -21,6 +22,22 @@ WEIGHS = "The Kestrel K2 weighs 12 kg and the Kestrel K3 weighs 18 kg."
         # parallel clauses opening with their model: the asked one alone
         (WEIGHS, "How heavy is the Kestrel K3?", "The Kestrel K3 weighs 18 kg."),
         (WEIGHS, "How heavy is the Kestrel K2?", "The Kestrel K2 weighs 12 kg."),
+        # a list of values each given its model: only the asked item, the words around the list kept
+        (
+            RANGES,
+            "What range does the Stride 30 have?",
+            RANGES.replace("70 km for the Stride 3, 90 km for the Stride 3 Plus and ", ""),
+        ),
+        (
+            RANGES,
+            "What is the range of the Stride 3 Plus?",
+            "The range figures (90 km for the Stride 3 Plus) are measured in Eco mode.",
+        ),
+        (
+            "Prices: €1,799 for the Stride 3 and €2,249 for the Stride 3 Plus.",
+            "Price of the Stride 3?",
+            "Prices: €1,799 for the Stride 3.",
+        ),
         # a clause naming no model goes with the model named before it
         (
             "The Kestrel K2 weighs 12 kg and draws 300 W, while the Kestrel K3 weighs 18 kg.",
@@ -63,6 +80,39 @@ def test_the_asked_models_clauses_are_shown(sentence: str, question: str, shown:
         # a range's "and" is no clause boundary; a model named without its own value is no side
         ("The Kestrel K2 works between 0 and 45 °C.", "Kestrel K2 temperature range?"),
         ("The HX-20 and HX-40 both run at 24 V, but the HX-40 draws 3 A.", "HX-20 current?"),
+        # a value list: a value without its own model, a first value cut off by a comma, a condition
+        # or another model before it, a name that is no model, a model it does not list, both asked
+        (
+            "It takes 1 hour, 30 minutes for the Stride 3 and 2 hours for the Stride 30.",
+            "Stride 30 charging?",
+        ),
+        ("Range: 70 km, 90 km for the Stride 3 Plus and 120 km for the Stride 30.", "Stride 30 range?"),
+        ("In Eco mode, 70 km for the Stride 3 and 120 km for the Stride 30.", "Stride 30 range?"),
+        (
+            "The Stride 3 does 70 km and 90 km for the Stride 3 Plus and 120 km for the Stride 30.",
+            "Stride 30 range?",
+        ),
+        ("Allow 70 km for the LTSC and 120 km for the Stride 30.", "Stride 30 range?"),
+        (RANGES, "What range does the Stride 5 have?"),
+        # a value that begins before the run, words after the last item that may be its own
+        (
+            "Charging takes 3 to 5 h for the Stride 3, 6 h for the Stride 3 Plus and 8 h for the Stride 30.",
+            "Stride 30?",
+        ),
+        ("Battery: 2 x 500 Wh for the Stride 30 and 625 Wh for the Stride 3.", "Stride 3 battery?"),
+        (
+            "Range: 70 km for the Stride 3 and 120 km for the Stride 30 (90 km with the small battery).",
+            "Stride 3?",
+        ),
+        (
+            "Range: 70 km for the Stride 3 and 120 km for the Stride 30, the longest in the range.",
+            "Stride 3?",
+        ),
+        (
+            "Prices are €1,799 for the Stride 3 and €2,249 for the Stride 3 Plus (incl. VAT).",
+            "Stride 3 price?",
+        ),
+        (RANGES, "Compare the range of the Stride 3 and the Stride 30."),
     ],
 )
 def test_a_sentence_that_does_not_give_each_model_its_value_plainly_is_shown_whole(

@@ -1269,3 +1269,9 @@ def test_a_comparison_takes_the_row_the_question_asks_not_one_adding_a_qualifier
     text = ask("How does the max system weight of the Stride 3 compare with the Stride 3 Plus?", "comparison", scorer,
                [entry("bikes/comparison.md", table)])  # fmt: skip
     assert "130 kg" in text and "140 kg" in text and "22.4 kg" not in text
+    # the closest row stating no number: every row naming the attribute answers, as before
+    cells = "# Battery\n\n| Spec | Stride 3 | Stride 3 Plus |\n|---|---|---|\n| Battery | Li-ion | Li-ion |\n"
+    table = cells + "| Battery capacity | 418 Wh | 540 Wh |\n| Torque | 45 Nm | 50 Nm |"
+    text = ask("How much bigger is the battery of the Stride 3 Plus than the Stride 3?", "comparison", scorer,
+               [entry("bikes/battery.md", table)])  # fmt: skip
+    assert "418 Wh" in text and "540 Wh" in text

@@ -65,32 +65,42 @@ def test_a_procedures_continuation_is_walked_next_and_marked() -> None:
     assert continuations_follow([first, other, unrelated]) == ([first, other, unrelated], frozenset())
 
 
-def test_the_asked_models_own_chunk_on_the_topic_goes_first() -> None:
-    """A chunk standing under the asked model's page with a sentence on the question's topic is
-    walked before chunks that only name the model; the variant word of a sibling's name ("Plus")
-    is no topic word, so a sibling's or the model's own chunk naming it is not taken for one."""
+def test_the_asked_models_own_field_on_the_topic_goes_first() -> None:
+    """A chunk standing under the asked model's page with a "Key: value" field on the question's
+    topic is walked before chunks that only name the model (fields: factual and comparison
+    questions); a sentence that only mentions a topic word does not count, nor does a question's
+    framing word ("take"), and the variant word of a sibling's name ("Plus") is no topic word."""
     title = "Velora Stride 3 City E-Bike"
     overview = cand(
         "m", "Velora sells three models. The Stride 3 and the Stride 3 Plus are city bikes.", "cmp.md"
     )
-    intro = cand("i", "The Stride 3 is the entry-level city e-bike.", "s3.md", path=title, title=title)
+    intro = cand(
+        "i",
+        "The Stride 3 has a light frame. Heavy riders should take the Stride 30.",
+        "s3.md",
+        path=title,
+        title=title,
+    )
     specs = cand(
-        "s", "- Motor: 250 W hub motor\n- Gears: Shimano Nexus 7-speed hub", "s3.md",
+        "s", "- Motor: 250 W hub motor\n- Gears: Shimano Nexus 7-speed hub\n- Weight: 22.4 kg", "s3.md",
         path=f"{title} › Key specifications", title=title,
     )  # fmt: skip
-    plus = cand(
-        "p", "The Stride 3 Plus uses an Enviolo hub instead of gears.", "s3p.md", path="Stride 3 Plus › Drive"
-    )
-    order = about_asked_first([overview, intro, plus, specs], "What gears does the Stride 3 have?")
+    plus = cand("p", "- Gears: Enviolo stepless hub", "s3p.md", path="Stride 3 Plus › Specifications")
+    gears = "What gears does the Stride 3 have?"
+    order = about_asked_first([overview, intro, plus, specs], gears, fields=True)
     assert [c.chunk.id for c in order] == ["s", "m", "i", "p"]
-    # no word asked besides the name: only a sibling's chunk moves
-    assert about_asked_first([overview, intro, plus, specs], "What is the Stride 3?") == [
+    assert about_asked_first([overview, intro, plus, specs], gears) == [
         overview,
         intro,
         specs,
         plus,
-    ]
-    belt = cand("b", "The Stride 3 Plus has a belt drive.", "s3p.md", path="Stride 3 Plus › Drive")
-    gears = cand("g", "- Gears: Enviolo stepless hub", "s3p.md", path="Stride 3 Plus › Specifications")
-    order = about_asked_first([belt, overview, gears], "What gears does the Stride 3 Plus have?")
-    assert [c.chunk.id for c in order] == ["g", "b", "m"]
+    ]  # a procedure's
+    # a passing mention of the topic on the model's page is no field: "heavy" stays in its place
+    assert about_asked_first([overview, intro], "Is the Stride 3 heavy?", fields=True) == [overview, intro]
+    # no word asked besides the name and framing words: only a sibling's chunk moves
+    assert about_asked_first([overview, intro, plus, specs], "What is the Stride 3?", fields=True) == [
+        overview, intro, specs, plus,
+    ]  # fmt: skip
+    belt = cand("b", "- Drive: belt", "s3p.md", path="Stride 3 Plus › Drive")
+    order = about_asked_first([belt, overview, plus], "What gears does the Stride 3 Plus take?", fields=True)
+    assert [c.chunk.id for c in order] == ["p", "b", "m"]
