@@ -4,7 +4,8 @@ When the question names a model ("ArmX2", "K7", "v2.1"), a chunk that stands und
 title) naming only a sibling ("ArmX3 › Key specifications"), and not about the asked one too (see
 _about_asked_too), is walked after the others, so it cannot crowd the asked model's own evidence
 out of the budget; and, for a factual or comparison question, a chunk standing under the asked
-model that holds a "Key: value" field on the question's topic is walked before the others (a spec
+model (any chunk, when no model is asked) that holds a "Key: value" field on the question's topic
+is walked before the others (a spec
 list scores low on similarity, and an overview that only names the model would fill the budget first). The order stays deterministic: a
 stable partition of the ranking, recorded in the ledger's order."""
 
@@ -85,21 +86,25 @@ def about_asked_first(
     candidates: Sequence[Candidate], question: str, fields: bool = False
 ) -> list[Candidate]:
     """The candidates with those about another entity than the question's moved last (stable);
-    fields: also those standing under the asked entity with a field on the question's topic moved
-    first (its page's "Gears: Shimano Nexus 7-speed hub" for "What gears does the Stride 3 have?")."""
+    fields: also those standing under the asked entity (any, when the question names none) with a
+    field on the question's topic moved first (its page's "Gears: Shimano Nexus 7-speed hub" for
+    "What gears does the Stride 3 have?", "Phone support: … 09:00 to 17:30" for "What are the phone
+    support hours?")."""
     wanted = question_entities(question)
-    if not wanted:
+    asked = _field_topic(question) if fields else frozenset()
+    if not wanted and not asked:
         return list(candidates)
     topic = _topic(question)
-    asked = _field_topic(question) if fields else frozenset()
     group = [
-        2 if _elsewhere(c, wanted, topic) else 0 if _own_field(c, wanted, asked) else 1 for c in candidates
+        2 if wanted and _elsewhere(c, wanted, topic) else 0 if _own_field(c, wanted, asked) else 1
+        for c in candidates
     ]
     return [c for g in (0, 1, 2) for c, h in zip(candidates, group, strict=True) if h == g]
 
 
-# a "Key: value" line (a spec list's item, a field of a page), its key captured
-_FIELD = re.compile(r"^[ \t]*(?:[-*•+][ \t]+)?([^:\n|#]{1,60}?):[ \t]+\S", re.MULTILINE)
+# a "Key: value" line (a spec list's item, a field of a page), its key captured: a short label, no
+# clause of a sentence ("In 1271, Kublai Khan imposed the name Great Yuan (Chinese: …")
+_FIELD = re.compile(r"^[ \t]*(?:[-*•+][ \t]+)?([A-Za-z][^:\n|#(),.;]{0,38}?):[ \t]+\S", re.MULTILINE)
 
 
 def _field_topic(question: str) -> frozenset[str]:
@@ -109,10 +114,10 @@ def _field_topic(question: str) -> frozenset[str]:
 
 
 def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
-    """The chunk stands under the asked entity (its heading or title names it) and holds a "Key:
-    value" line whose key has at least ON_TOPIC of the topic's words (none: no). A field, not any
-    sentence: a passing mention on the model's page ("Heavy riders should consider …") is no answer."""
-    if not topic or not matches(wanted, chunk_scope(c)):
+    """The chunk stands under the asked entity (its heading or title names it; none asked: any chunk)
+    and holds a "Key: value" line whose key has at least ON_TOPIC of the topic's words (none: no). A
+    field, not any sentence: a passing mention on the model's page ("Heavy riders should …") is no answer."""
+    if not topic or (wanted and not matches(wanted, chunk_scope(c))):
         return False
     need = max(1.0, ON_TOPIC * len(topic))
     return any(

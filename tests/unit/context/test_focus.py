@@ -104,3 +104,15 @@ def test_the_asked_models_own_field_on_the_topic_goes_first() -> None:
     belt = cand("b", "- Drive: belt", "s3p.md", path="Stride 3 Plus › Drive")
     order = about_asked_first([belt, overview, plus], "What gears does the Stride 3 Plus take?", fields=True)
     assert [c.chunk.id for c in order] == ["p", "b", "m"]
+
+
+def test_a_field_on_the_topic_goes_first_when_no_model_is_asked() -> None:
+    """ "What are the phone support hours?" names no model: the About page's "Phone support: …, Monday
+    to Friday 09:00 to 17:30" field goes before pages that only share a word ("phone" in a firmware
+    note); framing words ("support") are no topic, and a procedure keeps the order it was given."""
+    notes = cand("n", "Keep the phone within 2 metres during the update.", "firmware.md", path="Firmware")
+    about = cand("a", "- Phone support: +31 30 555 0142, Monday to Friday 09:00 to 17:30 CET", "about.html")
+    question = "What are the phone support hours?"
+    assert about_asked_first([notes, about], question, fields=True) == [about, notes]
+    assert about_asked_first([notes, about], question) == [notes, about]
+    assert about_asked_first([notes, about], "What support is there?", fields=True) == [notes, about]
