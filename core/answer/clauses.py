@@ -28,11 +28,13 @@ from collections.abc import Iterable
 from core.query.entities import entities, matches, siblings, written
 
 _BOUNDARY = re.compile(r"\s*(?:;|,?\s+(?:and|while|whereas|but)\s+(?![\d$€£]))\s*", re.I)
-# a stated value: an amount of money, or a number with its unit ("1 kHz", "15 ms", "12 kg", "80%")
-_VALUE = re.compile(
-    r"[$€£]\s?\d|(?<![\w.])\d[\d,.]*\s?(?:%|(?:[kMG]?Hz|[µmn]?s|min|h|hours?|minutes?|seconds?|days?"
+# a number with its unit ("1 kHz", "15 ms", "12 kg", "80%")
+_MEASURE = (
+    r"(?<![\w.])\d[\d,.]*\s?(?:%|(?:[kMG]?Hz|[µmn]?s|min|h|hours?|minutes?|seconds?|days?"
     r"|weeks?|months?|years?|[mck]?m|kg|g|t|k?N|Nm|k?Wh?|V|mA|A|rpm|dB|°C?|m/s)\b)"
 )
+# a stated value: an amount of money, or a measure
+_VALUE = re.compile(rf"[$€£]\s?\d|{_MEASURE}")
 # words a lead cut before its value may end with ("The control loop runs at" → "… runs")
 _DANGLING = re.compile(
     r"(?:[\s,(]+(?:at|of|is|are|was|were|to|up|by|about|around|approximately|roughly|a|an|the|with"
@@ -128,7 +130,7 @@ def asked_clauses(text: str, wanted: Iterable[str]) -> str | None:
 # a list of values each given its model: "70 km for the Stride 3, 90 km for the Stride 3 Plus and
 # 120 km for the Stride 30"; an item is a value, "for"/"on", maybe "the", and a model's name, nothing more
 _FOR = re.compile(r"\s+(?:for|on)\s+(?:the\s+)?")
-_AMOUNT = re.compile(rf"[$€£]\s?\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?\b|{_VALUE.pattern.split('|', 1)[1]}")
+_AMOUNT = re.compile(rf"[$€£]\s?\d{{1,3}}(?:,\d{{3}})*(?:\.\d+)?\b|{_MEASURE}")  # a whole amount ("€1,799")
 # the run must open the sentence, a bracket, a colon or follow a word: after "1 hour," the value
 # before the comma would belong to the first item ("1 hour, 30 minutes for the Stride 3")
 _OPENS = re.compile(r"(?:^|[(:]|[A-Za-z])\s*$")

@@ -5,9 +5,9 @@ title) naming only a sibling ("ArmX3 › Key specifications"), and not about the
 _about_asked_too), is walked after the others, so it cannot crowd the asked model's own evidence
 out of the budget; and, for a factual or comparison question, a chunk standing under the asked
 model (any chunk, when no model is asked) that holds a "Key: value" field on the question's topic
-is walked before the others (a spec
-list scores low on similarity, and an overview that only names the model would fill the budget first). The order stays deterministic: a
-stable partition of the ranking, recorded in the ledger's order."""
+is walked before the others (a spec list scores low on similarity, and an overview that only names
+the model would fill the budget first). The order stays deterministic: a stable partition of the
+ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
 
@@ -52,9 +52,10 @@ def with_asked_pages(wider: Sequence[Candidate], question: str, k: int) -> list[
     return top + [c for c in wider[k:] if matches(wanted, chunk_scope(c))][:away]
 
 
-def _topic(question: str) -> frozenset[str]:
-    """The stems of the question's words, its entities' pieces left out (not "nc", "300" of "NC-300")."""
-    return STEMMER.stem_set(content_words(without_entities(question)))
+def _topic(question: str, framing: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The stems of the question's words, its entities' pieces left out (not "nc", "300" of "NC-300"),
+    and these framing words ("How long does it take")."""
+    return STEMMER.stem_set(content_words(without_entities(question)) - framing)
 
 
 def _elsewhere(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
@@ -91,7 +92,8 @@ def about_asked_first(
     "What gears does the Stride 3 have?", "Phone support: … 09:00 to 17:30" for "What are the phone
     support hours?")."""
     wanted = question_entities(question)
-    asked = _field_topic(question) if fields else frozenset()
+    # a field is named by the question's words that can name one, not by the words framing a value
+    asked = _topic(question, FRAMING) if fields else frozenset()
     if not wanted and not asked:
         return list(candidates)
     topic = _topic(question)
@@ -105,12 +107,6 @@ def about_asked_first(
 # a "Key: value" line (a spec list's item, a field of a page), its key captured: a short label, no
 # clause of a sentence ("In 1271, Kublai Khan imposed the name Great Yuan (Chinese: …")
 _FIELD = re.compile(r"^[ \t]*(?:[-*•+][ \t]+)?([A-Za-z][^:\n|#(),.;]{0,38}?):[ \t]+\S", re.MULTILINE)
-
-
-def _field_topic(question: str) -> frozenset[str]:
-    """The stems of the question's words that can name a field: not its entities' pieces, nor the
-    words that frame a question about a value ("How long does it take", "the maximum …")."""
-    return STEMMER.stem_set(content_words(without_entities(question)) - FRAMING)
 
 
 def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:

@@ -112,15 +112,20 @@ def _normal(text: str, m: re.Match[str]) -> str:
     return _norm(token) + ("" if _VERSION.match(token) else _variant(text, m.end()))
 
 
-def written(text: str) -> list[tuple[str, str]]:
-    """Each entity of the text as written, with its variant ("Stride 3 Plus"), and normalised."""
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """Each entity of the text: where it starts, where it ends with its variant, and normalised."""
     out = []
     for m in TOKEN.finditer(text):
         if is_entity(m.group()):
             norm = _normal(text, m)
             variant = _VARIANT.match(text, m.end()) if norm != _norm(m.group()) else None
-            out.append((text[m.start() : variant.end() if variant else m.end()], norm))
+            out.append((m.start(), variant.end() if variant else m.end(), norm))
     return out
+
+
+def written(text: str) -> list[tuple[str, str]]:
+    """Each entity of the text as written, with its variant ("Stride 3 Plus"), and normalised."""
+    return [(text[a:b], norm) for a, b, norm in _spans(text)]
 
 
 def entities(text: str) -> set[str]:
@@ -135,14 +140,10 @@ def without_entities(text: str) -> str:
     are not read as words or numbers."""
     parts: list[str] = []
     at = 0
-    for m in TOKEN.finditer(text, at):
-        if m.start() < at or not is_entity(m.group()):
-            continue
-        end = m.end()
-        if not _VERSION.match(m.group()) and _variant(text, end):
-            end = _VARIANT.match(text, end).end()  # type: ignore[union-attr]
-        parts += [text[at : m.start()], " "]
-        at = end
+    for a, b, _ in _spans(text):
+        if a >= at:  # a variant's word read as a token of its own is already blanked
+            parts += [text[at:a], " "]
+            at = b
     return "".join(parts) + text[at:]
 
 
