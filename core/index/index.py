@@ -7,9 +7,10 @@ reconciles the two stores.
 
 Server mode (issue 22): Chroma's manifest collection is the truth (core/index/shared.py) and the
 local rows a cache that follows it (core/index/follow.py). A write stamps its vectors and its
-record with one stamp on the server's clock, adds the record (never overwriting another writer's),
-then settles the file: the winning record (the last writer to start) stays, the file's vectors it
-does not list and that an older write stamped are deleted (a killed or beaten writer's leftovers
+record with one stamp on the server's clock and this instance's writer id, adds the record (never
+overwriting another writer's), then settles the file: the winning record (the last writer to start;
+a tie in the millisecond goes by writer id) stays, the file's vectors it does not list and that a
+lower-ranked write stamped are deleted (a killed or beaten writer's leftovers
 included), superseded records are pruned, and the local rows mirror the winner."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import datetime as dt
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -67,6 +69,7 @@ class Index:
         self._timer: threading.Thread | None = None
         self._stop = threading.Event()
         self._stamps: dict[str, int] = {}  # server mode: chunk id → stamp of this process's upsert
+        self._writer = uuid.uuid4().hex[:12]  # server mode: orders writes stamped in one millisecond
         self._pending: dict[str, StoredVector] = {}  # upserted records awaiting their file's commit
 
     def start_following(self, progress: Progress | None = None) -> int:
@@ -235,7 +238,7 @@ class Index:
         what the budget needs of each chunk (core/prepared.py), kept beside its record copy."""
         if self.shared is not None:
             stamp = self.shared.now()
-            metadatas = [{**m, "stamp": stamp} for m in metadatas]
+            metadatas = [{**m, "stamp": stamp, "writer": self._writer} for m in metadatas]
             self._stamps.update(dict.fromkeys(ids, stamp))
         self.vectors.upsert(ids, embeddings, documents, metadatas)
         # the records as stored, for the local copies the file's commit writes
@@ -266,7 +269,8 @@ class Index:
             ids = tuple(cid for cid, _ in chunks)
             stamps = [self._stamps.pop(cid) for cid in ids if cid in self._stamps]
             stamp = max(stamps) if stamps else self.shared.now()
-            mine = self.shared.put(SharedRecord(root, source, file_hash, ids, stamp, now, category))
+            rec = SharedRecord(root, source, file_hash, ids, stamp, now, category, writer=self._writer)
+            mine = self.shared.put(rec)
             self._settle(mine, chunks, self._take_pending(chunks))
             return
         stored = self._take_pending(chunks)
@@ -281,7 +285,8 @@ class Index:
         """A removed file: its vectors, then its lexical rows and manifest row in one transaction
         (server mode: a tombstone in Chroma's manifest, then the file is settled)."""
         if self.shared is not None:
-            mine = self.shared.put(SharedRecord(root, source, "", (), self.shared.now(), removed=True))
+            tomb = SharedRecord(root, source, "", (), self.shared.now(), removed=True, writer=self._writer)
+            mine = self.shared.put(tomb)
             self._settle(mine, (), {})
             return
         self.vectors.delete(ids)
@@ -293,13 +298,14 @@ class Index:
         self, mine: SharedRecord, chunks: Sequence[tuple[str, str]], stored: Mapping[str, StoredVector]
     ) -> None:
         """Server mode, after adding a record: keep the file's winning record only, delete the
-        file's vectors it does not list that an older write stamped (a newer writer still in
-        flight stamped its own later, so they stay), and mirror the winner locally."""
+        file's vectors it does not list that a lower-ranked write stamped (a newer writer still in
+        flight stamped its own later, or in the same millisecond with a higher writer id, so they
+        stay), and mirror the winner locally."""
         records = self.shared.records_of([mine.key])
         win = winners(records).get(mine.key, mine)
         stamped = self.vectors.stamps_of(mine.source)
         keep = set(win.chunk_ids) | self.manifest.ids_owned_elsewhere(set(stamped), mine.root, mine.source)
-        stale = [cid for cid, st in stamped.items() if cid not in keep and st < win.stamp]
+        stale = [cid for cid, st in stamped.items() if cid not in keep and st < (win.stamp, win.writer)]
         if stale:
             self.vectors.delete(stale)
         self.shared.prune(win, records)

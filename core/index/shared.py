@@ -3,9 +3,11 @@ same Chroma server sees the same truth (issue 22).
 
 A record lives in a sibling collection `<collection>-manifest`: its id is derived from (root,
 source), the writer's stamp and a nonce, so concurrent writers of one file never overwrite each
-other's record; the file's record is the one with the highest (stamp, id) — the last writer to
-start wins, whatever order the writes land in — and superseded ones are pruned. Its metadata holds the file hash, category, indexed time, the writer's stamp (the Chroma
-server's clock, in ms) and a `removed` flag (a removal is a tombstone, so followers see it), its
+other's record; the file's record is the one with the highest (stamp, writer, id) — the last
+writer to start wins, whatever order the writes land in; two writers stamping in one millisecond
+are ordered by their writer ids, which their vectors carry too — and superseded ones are pruned.
+Its metadata holds the file hash, category, indexed time, the writer's stamp (the Chroma server's
+clock, in ms) and id, and a `removed` flag (a removal is a tombstone, so followers see it), its
 document the JSON list of the file's chunk ids. The embedding is a constant 1-d vector: Chroma
 requires one, nothing ever queries it. The stamp is what followers read changes by
 (`changed_since`)."""
@@ -38,6 +40,12 @@ class SharedRecord:
     category: str = ""
     removed: bool = False
     rid: str = ""  # the record's id in Chroma ("" until it is put)
+    writer: str = ""  # the writing instance's id, also on the vectors it stamps
+
+    @property
+    def rank(self) -> tuple[int, str, str]:
+        """The order of a file's records: the highest wins (a stamp tie goes by writer, then id)."""
+        return (self.stamp, self.writer, self.rid)
 
     @property
     def key(self) -> str:
@@ -49,11 +57,11 @@ def record_key(root: str, source: str) -> str:
 
 
 def winners(records: list[SharedRecord]) -> dict[str, SharedRecord]:
-    """Each file's record: the highest (stamp, id) among its records (last writer wins)."""
+    """Each file's record: the highest ranked among its records (last writer wins)."""
     out: dict[str, SharedRecord] = {}
     for rec in records:
         old = out.get(rec.key)
-        if old is None or (rec.stamp, rec.rid) > (old.stamp, old.rid):
+        if old is None or rec.rank > old.rank:
             out[rec.key] = rec
     return out
 
@@ -69,6 +77,7 @@ def _record(rid: str, meta: dict[str, Any], doc: str | None) -> SharedRecord:
         category=str(meta.get("category", "")),
         removed=bool(meta.get("removed", False)),
         rid=rid,
+        writer=str(meta.get("writer", "")),
     )
 
 
@@ -129,7 +138,7 @@ class SharedManifest:
         meta = {
             "kind": "file", "key": rec.key, "root": rec.root, "source": rec.source, "file_hash": rec.file_hash,
             "stamp": rec.stamp, "indexed_at": rec.indexed_at, "category": rec.category,
-            "removed": rec.removed, "chunks": len(rec.chunk_ids),
+            "removed": rec.removed, "chunks": len(rec.chunk_ids), "writer": rec.writer,
         }  # fmt: skip
         col = self._collection()
         self._call(
@@ -157,9 +166,7 @@ class SharedManifest:
 
     def prune(self, winner: SharedRecord, records: list[SharedRecord]) -> None:
         """Delete the file's records the winner supersedes."""
-        old = [
-            r.rid for r in records if r.key == winner.key and (r.stamp, r.rid) < (winner.stamp, winner.rid)
-        ]
+        old = [r.rid for r in records if r.key == winner.key and r.rank < winner.rank]
         if old:
             col = self._collection()
             self._call(lambda: col.delete(ids=old))

@@ -143,12 +143,15 @@ class VectorStore:
         got = self._call("get", lambda: self.collection.get(include=["metadatas"]))
         return {cid: dict(m or {}) for cid, m in zip(got["ids"], got.get("metadatas") or [], strict=True)}
 
-    def stamps_of(self, source: str) -> dict[str, int]:
-        """Server mode: each stored chunk of this source by id, with the stamp of the write that
-        upserted it (0 for a chunk written without one)."""
+    def stamps_of(self, source: str) -> dict[str, tuple[int, str]]:
+        """Server mode: each stored chunk of this source by id, with the stamp and writer id of the
+        write that upserted it ((0, "") for a chunk written without them)."""
         got = self._call("get", lambda: self.collection.get(where={"source": source}, include=["metadatas"]))
-        metas = got.get("metadatas") or []
-        return {cid: int((m or {}).get("stamp", 0)) for cid, m in zip(got["ids"], metas, strict=True)}
+        metas = [m or {} for m in got.get("metadatas") or []]
+        return {
+            cid: (int(m.get("stamp", 0)), str(m.get("writer", "")))
+            for cid, m in zip(got["ids"], metas, strict=True)
+        }
 
     def all_ids(self) -> list[str]:
         got = self._call("get", lambda: self.collection.get(include=[]))

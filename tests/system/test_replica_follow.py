@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -182,5 +183,55 @@ def test_replica_instance_fills_record_copies_on_start(tmp_path: Path, chroma_se
         assert b.lexical.records(b.vectors.all_ids()) == {}
         b.start_following()
         assert_records_match(b)
+    finally:
+        close_stores()
+
+
+@pytest.mark.parametrize("order", ["interleaved", "one_after_the_other"])
+def test_replica_writers_stamping_in_one_millisecond_keep_one_set_of_vectors(
+    tmp_path: Path, chroma_server: ChromaServer, order: str
+) -> None:
+    """Two instances write one file with the same stamp (the same millisecond on the server's
+    clock): the tie goes by writer id, for the records and their vectors alike, so Chroma keeps
+    the winner's chunks only (it kept both sets when only the records broke the tie)."""
+    from tests.support.stores import close_stores, make_settings, resources_for
+
+    sa, sb = (
+        make_settings(
+            tmp_path / n, chroma_host="127.0.0.1", chroma_port=chroma_server.port, follow_interval_s=0
+        )
+        for n in ("a", "b")
+    )
+    try:
+        a, b = resources_for(sa).index, resources_for(sb).index
+        for ix in (a, b):
+            ix.shared.now = lambda: 1_700_000_000_000  # type: ignore[method-assign]
+        rng = np.random.default_rng(0)
+
+        def upsert(ix: Any, who: str) -> list[tuple[str, str]]:
+            chunks = [(f"{who}-{i}", f"Shared page by {who}, part {i}.") for i in range(3)]
+            ix.upsert_vectors(
+                [c for c, _ in chunks], rng.standard_normal((3, 384)).astype(np.float32),
+                [t for _, t in chunks], [{"source": "shared.md", "header": "Shared"} for _ in chunks],
+            )  # fmt: skip
+            return chunks
+
+        def commit(ix: Any, chunks: list[tuple[str, str]]) -> None:
+            ix.commit_file("root", "shared.md", chunks[0][0], chunks, [])
+
+        if order == "interleaved":
+            ca, cb = upsert(a, "a"), upsert(b, "b")
+            commit(a, ca), commit(b, cb)
+        else:
+            ca = upsert(a, "a")
+            commit(a, ca)
+            cb = upsert(b, "b")
+            commit(b, cb)
+        win = a.shared.get("root", "shared.md")
+        assert win is not None and win.stamp == 1_700_000_000_000
+        assert sorted(a.vectors.all_ids()) == sorted(win.chunk_ids)
+        assert len(a.shared.records_of([win.key])) == 1
+        winner = ca if max(a._writer, b._writer) == a._writer else cb
+        assert list(win.chunk_ids) == [c for c, _ in winner]
     finally:
         close_stores()
