@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 import zlib
 
 import blingfire
@@ -60,8 +61,21 @@ def hashed_words(text: str) -> frozenset[int]:
 
 
 def content_words(text: str) -> set[str]:
-    """Lower-cased words of text without function words."""
-    return {w for w in WORD.findall(text.lower()) if w not in STOP_WORDS}
+    """Lower-cased words of text without function words, accents folded ("Yesün" is "yesun", as
+    the lexical index's tokenizer reads it: remove_diacritics)."""
+    return {w for w in WORD.findall(fold(text.lower())) if w not in STOP_WORDS}
+
+
+def fold(text: str) -> str:
+    """The text without the accents of its Latin letters ("Zürich" → "Zurich"; other scripts'
+    marks, such as a kana's dakuten, stay); ASCII text as it is."""
+    if text.isascii():
+        return text
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFKD", text):
+        if not (unicodedata.combining(ch) and out and out[-1].isascii()):
+            out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def key_terms(text: str, limit: int = 8) -> list[str]:

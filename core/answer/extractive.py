@@ -12,6 +12,7 @@ at least two sources. Every claim carries its (source); no source markup reaches
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 
 from core.answer import compose
@@ -24,12 +25,15 @@ from core.query.attribute import names
 from core.query.classify import asks_how_to
 from core.query.entities import entities, matches, siblings
 from core.scoring import SentenceScorer
+from core.stems import STEMMER
+from core.text import content_words
 from core.types import LedgerEntry
 
 EXAMPLE_MOST = 4  # the sentences of an example a factual answer quotes when the example leads
 FACTUAL_FOLLOW = 0.6  # a factual answer's further units score at least this share of the best
 ELSEWHERE = 0.75  # … and, from another document than the best unit's, at least this share
 PROSE_END = 0.4  # a how-to's passage neither opens nor ends with a unit under this share of its best
+REFERS_BACK = 2  # the sentences before a lead that names the asked thing only as "these hours" it comes after
 
 
 def extractive_answer(
@@ -194,7 +198,7 @@ def _written(picked: list[Scored], ev: Evidence, usable: Sequence[Scored]) -> tu
             if x.text not in quoted and not x.unit.illustrative and not compose.is_lead(x)
         ]
         return compose.listed(picked[0], items, rest)
-    return compose.units(_with_its_example(picked, usable))
+    return compose.units(_with_what_it_refers_to(_with_its_example(picked, usable), ev.question, usable))
 
 
 def _list_of(lead: Scored, units: Sequence[Scored]) -> list[Scored]:
@@ -225,6 +229,39 @@ def _with_its_example(picked: list[Scored], usable: Sequence[Scored]) -> list[Sc
     example = [x for x in whole if x in chosen]
     rest = [x for x in picked[1:] if not _same_paragraph(x, lead)]
     return [*example, *rest][: max(3, len(example))]
+
+
+def _with_what_it_refers_to(picked: list[Scored], question: str, usable: Sequence[Scored]) -> list[Scored]:
+    """A picked sentence that names the asked thing only by referring back to it ("Cases opened
+    outside these hours …" for "What are the support hours?") comes after the sentences of its
+    paragraph before it (REFERS_BACK at most), where the thing is stated ("Standard support is
+    available from 7:00 to 19:00 …"): alone it answers with what follows from the thing."""
+    out: list[Scored] = []
+    for x in picked:
+        if x.unit.kind == "sentence" and not x.unit.illustrative and _refers_back(x.text, question):
+            before = sorted(
+                (y for y in usable if _same_paragraph(y, x) and y.unit.position < x.unit.position),
+                key=lambda y: y.unit.position,
+            )[-REFERS_BACK:]
+            out.extend(y for y in before if y not in out)  # (one picked later moves up)
+        if x not in out:
+            out.append(x)
+    return out
+
+
+_BACK = re.compile(r"\b(?:this|these|those|such)\s+(\w+)", re.I)  # not "that": mostly a conjunction
+
+
+def _refers_back(text: str, question: str) -> bool:
+    """Each of the question's words the text holds stands after a demonstrative ("these hours"),
+    and one does."""
+    asked = STEMMER.stem_set(content_words(question))
+    held = STEMMER.stem_set(content_words(text)) & asked
+    if not held:
+        return False
+    pointed = STEMMER.stem_set({m.group(1).lower() for m in _BACK.finditer(text)}) & held
+    plain = STEMMER.stem_set(content_words(_BACK.sub(" ", text))) & held
+    return bool(pointed) and not plain
 
 
 def _same_paragraph(x: Scored, lead: Scored) -> bool:

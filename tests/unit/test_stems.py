@@ -72,3 +72,11 @@ def test_what_is_left_of_a_contraction_is_no_word_to_meet(resources) -> None:  #
     scorer = SentenceScorer(resources.embedder)
     texts = ["The gripper's closing time is 0.35 s.", "Ingress protection rating: IP54"]
     assert scorer.overlap(texts, "What's the rating of the gripper?").tolist() == pytest.approx([0.5, 0.5])
+
+
+def test_content_words_fold_latin_accents_only() -> None:
+    # as the lexical index's tokenizer reads them (remove_diacritics): "Yesun" asked, "Yesün" written
+    assert content_words("When Yesün Temür died in Zürich") == {"yesun", "temur", "died", "zurich"}
+    assert content_words("Yesun Temur") <= content_words("Yesün Temür")
+    # other scripts keep their marks (a kana's dakuten tells two words apart), ligatures are letters
+    assert content_words("がぎ かき ﬁle") == {"がぎ", "かき", "file"}

@@ -1275,3 +1275,36 @@ def test_a_comparison_takes_the_row_the_question_asks_not_one_adding_a_qualifier
     text = ask("How much bigger is the battery of the Stride 3 Plus than the Stride 3?", "comparison", scorer,
                [entry("bikes/battery.md", table)])  # fmt: skip
     assert "418 Wh" in text and "540 Wh" in text
+
+
+HOURS = """# Service desk
+
+## When can I reach the service desk?
+
+The service desk is staffed from 8:00 to 18:00 Central European Time, Monday to Friday. \
+You can open a ticket in the web portal or call the hotline. \
+Tickets opened outside these hours are handled on the next working day.
+
+## Do you offer on-site visits?
+
+On-site visits are booked through the web portal and cost €120 per hour."""
+
+
+def test_a_sentence_naming_the_asked_thing_only_as_these_hours_comes_after_its_antecedent(scorer) -> None:  # noqa: ANN001
+    """ "Tickets opened outside these hours …" holds the asked word but not the hours: the answer
+    quotes it after the sentences before it in its paragraph, where the hours are stated."""
+    draft = extractive_answer(
+        "What are the service desk hours?", [entry("support/desk.md", HOURS)], scorer, REFUSAL, 0.1
+    )
+    assert not draft.refused
+    first = draft.text.split(" (support/desk.md)")[0]
+    assert first.startswith("The service desk is staffed from 8:00 to 18:00"), draft.text
+    assert draft.text.index("8:00 to 18:00") < draft.text.index("outside these hours")
+    # what counts as referring back: the asked word only after "this/these/those/such"
+    from core.answer.extractive import _refers_back
+
+    q = "What are the service desk hours?"
+    assert _refers_back("Tickets opened outside these hours wait.", q)
+    assert not _refers_back("Tickets opened outside the desk hours wait.", q)  # named itself
+    assert not _refers_back("These hours and our hours differ.", q)  # and once plainly
+    assert not _refers_back("We know that hours vary.", q)  # "that" is mostly a conjunction
