@@ -35,7 +35,8 @@ FRAMING = frozenset(
     "default rated total exact exactly approximately roughly around available come comes version "
     "model product unit units work works know tell give gives given actual nominal overall top under "
     "over per last lasts single support supports handle handles achieve achieves able capable full "
-    "put puts out one my want wants compared compare comparison versus vs than "
+    "put puts out one my want wants compared compare comparison versus vs than difference differences "
+    "differ between more less "
     # and the nouns that stand for any value ("the warranty period", "the number of …")
     "period duration amount number value level figure spec specs specification details".split()
 )

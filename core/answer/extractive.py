@@ -16,17 +16,17 @@ import re
 from collections.abc import Sequence
 
 from core.answer import compose
-from core.answer.absent import missing_attribute
+from core.answer.absent import FRAMING, missing_attribute
 from core.answer.draft import Draft
-from core.answer.evidence import Evidence, Scored, same_fact, score_units
+from core.answer.evidence import Evidence, Scored, fact_key, same_fact, score_units
 from core.answer.refusal import WordCounts, rarity
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
 from core.query.classify import asks_how_to
-from core.query.entities import entities, matches, siblings
+from core.query.entities import entities, matches, siblings, without_entities
 from core.scoring import SentenceScorer
 from core.stems import STEMMER
-from core.text import content_words
+from core.text import ATTRIBUTE_OF, content_words, words
 from core.types import LedgerEntry
 
 EXAMPLE_MOST = 4  # the sentences of an example a factual answer quotes when the example leads
@@ -184,7 +184,25 @@ def _factual(ev: Evidence, usable: list[Scored], floor: float, best: Scored) -> 
         picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
-    return _written(picked, ev, usable)
+    return _written(_fewer_followers(picked, ev.question), ev, usable)
+
+
+def _fewer_followers(picked: list[Scored], question: str) -> list[Scored]:
+    """The picked units without the facts that add nothing: one stating a picked fact again
+    ("Ingress protection — ArmX3: IP66" from the comparison table after the page's "Ingress
+    protection: IP66 (washdown-capable)"), and, once a picked fact's key is on the question's topic,
+    a further fact whose key is not (the table's "Drivetrain" row after its "Range (Eco)" row, every
+    row standing under a title that says "range")."""
+    picked = [x for n, x in enumerate(picked) if not any(_repeats(x, y) for y in picked[:n])]
+    topic = {w[:5] for w in content_words(without_entities(question)) - FRAMING}
+    topic |= {ATTRIBUTE_OF[w][:5] for w in content_words(question) if w in ATTRIBUTE_OF}
+
+    def on_topic(x: Scored) -> bool:
+        return bool(topic & {w[:5] for w in content_words(fact_key(x.unit))})
+
+    if not any(on_topic(x) for x in picked):
+        return picked
+    return [picked[0], *(x for x in picked[1:] if not fact_key(x.unit) or on_topic(x))]
 
 
 def _written(picked: list[Scored], ev: Evidence, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
@@ -283,6 +301,14 @@ def _same_fact_elsewhere(x: Scored, best: Scored, wanted: frozenset[str]) -> boo
 def _under_sibling(x: Scored, wanted: frozenset[str]) -> bool:
     """x stands under a sibling of an asked entity and not under the asked one."""
     return bool(siblings(wanted, x.scope)) and not matches(wanted, x.scope)
+
+
+def _repeats(x: Scored, y: Scored) -> bool:
+    """x states y's kind of fact (evidence.same_fact) with a value all of whose words y holds."""
+    if not same_fact(x.unit, y.unit):
+        return False
+    value = x.text.rsplit(":", 1)[-1]
+    return bool(words(value)) and set(words(value)) <= set(words(y.text))
 
 
 def _names(x: Scored) -> set[str]:

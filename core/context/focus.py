@@ -111,14 +111,42 @@ _FIELD = re.compile(r"^[ \t]*(?:[-*•+][ \t]+)?([A-Za-z][^:\n|#(),.;]{0,38}?):[
 
 def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
     """The chunk stands under the asked entity (its heading or title names it; none asked: any chunk)
-    and holds a "Key: value" line whose key has at least ON_TOPIC of the topic's words (none: no). A
-    field, not any sentence: a passing mention on the model's page ("Heavy riders should …") is no answer."""
-    if not topic or (wanted and not matches(wanted, chunk_scope(c))):
+    and holds a "Key: value" line whose key has at least ON_TOPIC of the topic's words (none: no), or
+    it holds a table whose header names the asked entity (none asked: any table) with a row whose
+    first cell is such a key ("| Range (Eco) | 70 km | 90 km |" under "| | Stride 3 | Stride 3 Plus
+    |"). A field, not any sentence: a passing mention on the model's page ("Heavy riders should …")
+    is no answer."""
+    if not topic:
         return False
     need = max(1.0, ON_TOPIC * len(topic))
-    return any(
-        len(topic & STEMMER.stem_set(content_words(key))) >= need for key in _FIELD.findall(c.chunk.text)
-    )
+
+    def on_topic(key: str) -> bool:
+        return len(topic & STEMMER.stem_set(content_words(key))) >= need
+
+    if any(
+        on_topic(key)
+        for head, key in _row_keys(c.chunk.text)
+        if not wanted or matches(wanted, entities(head))
+    ):
+        return True
+    if wanted and not matches(wanted, chunk_scope(c)):
+        return False
+    return any(on_topic(key) for key in _FIELD.findall(c.chunk.text))
+
+
+_TABLE = re.compile(r"(?:^\|[^\n]*\|[ \t]*(?:\n|$))+", re.MULTILINE)  # consecutive "| … |" lines
+_RULE = re.compile(r"^\|[\s:|-]*-[\s:|-]*\|$")  # a header's separator line ("|---|:---:|")
+
+
+def _row_keys(text: str) -> list[tuple[str, str]]:
+    """Each table row's (header line, first cell): the rows below a table's first line (and its
+    separator line, which the loaders leave out of stored text)."""
+    out: list[tuple[str, str]] = []
+    for block in _TABLE.findall(text):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        rows = lines[2:] if len(lines) > 1 and _RULE.match(lines[1]) else lines[1:]
+        out.extend((lines[0], row.strip("|").split("|", 1)[0].strip()) for row in rows)
+    return out
 
 
 _STEP = re.compile(r"(\d{1,3})[.)] ")

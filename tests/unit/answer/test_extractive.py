@@ -1308,3 +1308,35 @@ def test_a_sentence_naming_the_asked_thing_only_as_these_hours_comes_after_its_a
     assert not _refers_back("Tickets opened outside the desk hours wait.", q)  # named itself
     assert not _refers_back("These hours and our hours differ.", q)  # and once plainly
     assert not _refers_back("We know that hours vary.", q)  # "that" is mostly a conjunction
+
+
+LINEUP = """# Kestrel range: which drone is right for you?
+
+## Comparison table
+
+| Spec | Kestrel K5 | Kestrel K7 |
+|---|---|---|
+| Range | 6 km | 9 km |
+| Drivetrain | Quad | Hexa |
+| Weight | 1.9 kg | 2.6 kg |
+| Camera | 12 MP | 20 MP |"""
+
+K7_PAGE = """# Kestrel K7 Drone
+
+## Specifications
+
+- Camera: 20 MP (1-inch sensor)
+- Range: 9 km"""
+
+
+def test_factual_followers_repeat_no_fact_and_stay_on_the_asked_key(scorer: SentenceScorer) -> None:
+    """Every row of a table standing under a title that says "range" scores as being about range:
+    once a picked fact's key is on the topic, a row whose key is not ("Drivetrain", "Weight") no
+    longer follows it; and the table's "Camera — Kestrel K7: 20 MP" after the page's "Camera: 20 MP
+    (1-inch sensor)" states nothing new."""
+    lineup = entry("drones/lineup.md", LINEUP, 0.8)
+    draft = extractive_answer("What range does the Kestrel K7 have?", [lineup], scorer, REFUSAL, 0.1)
+    assert "9 km" in draft.text and "Drivetrain" not in draft.text and "Weight" not in draft.text, draft.text
+    both = [entry("drones/k7.md", K7_PAGE, 0.8), lineup]
+    draft = extractive_answer("What camera does the Kestrel K7 have?", both, scorer, REFUSAL, 0.1)
+    assert "Camera: 20 MP (1-inch sensor)" in draft.text and draft.text.count("20 MP") == 1, draft.text

@@ -116,3 +116,32 @@ def test_a_field_on_the_topic_goes_first_when_no_model_is_asked() -> None:
     assert about_asked_first([notes, about], question, fields=True) == [about, notes]
     assert about_asked_first([notes, about], question) == [notes, about]
     assert about_asked_first([notes, about], "What support is there?", fields=True) == [notes, about]
+
+
+def test_a_table_row_on_the_topic_under_a_header_naming_the_asked_model_goes_first() -> None:
+    """A comparison table's "Range (Eco)" row, its header naming the asked models, is walked before
+    a page whose title only shares the word ("Stride range: which model is right for you?"); the
+    words framing a comparison ("difference", "between") are no topic. A table whose header names
+    only a sibling, or a row off the topic, does not count; stored tables have no separator line."""
+    overview = cand(
+        "o", "# Stride range: which model is right for you?\n\nVelora sells three Stride models.", "cmp.md",
+        path="Stride range: which model is right for you?",
+    )  # fmt: skip
+    header = "| Spec | Stride 3 | Stride 3 Plus | Stride 30 |"
+    table = cand("t", f"## Comparison table\n\n{header}\n| Weight | 22.4 kg | 23.6 kg | 24.9 kg |\n"
+                 "| Range (Eco) | 70 km | 90 km | 120 km |", "cmp.md", index=1, path="Comparison table")  # fmt: skip
+    question = "What is the difference in range between the Stride 3 and the Stride 30?"
+    assert about_asked_first([overview, table], question, fields=True) == [table, overview]
+    assert about_asked_first([overview, table], question) == [overview, table]  # fields only
+    # a header separator line, as written in Markdown, is read past too
+    ruled = cand("r", table.chunk.text.replace(header, header + "\n|---|---|---|---|"), "cmp.md", index=1)
+    assert about_asked_first([overview, ruled], question, fields=True) == [ruled, overview]
+    # under a header naming only a sibling, or no row on the topic: in its place
+    other = cand("k", "| Spec | Kestrel K5 |\n| Range | 8 km |", "k5.md", path="Kestrel K5")
+    assert about_asked_first([overview, other], "What is the range of the Stride 30?", fields=True) == [
+        overview, other,
+    ]  # fmt: skip
+    rows = cand("w", f"{header}\n| Weight | 22.4 kg | 23.6 kg | 24.9 kg |", "cmp.md", index=1)
+    assert about_asked_first([overview, rows], "What is the range of the Stride 30?", fields=True) == [
+        overview, rows,
+    ]  # fmt: skip
