@@ -68,11 +68,12 @@ def content_words(text: str) -> set[str]:
 
 def fold(text: str) -> str:
     """The text without the accents of its Latin letters ("Zürich" → "Zurich"; other scripts'
-    marks, such as a kana's dakuten, stay); ASCII text as it is."""
+    marks, such as a kana's dakuten, stay, and so do ligatures and superscripts: the canonical
+    decomposition only); ASCII text as it is."""
     if text.isascii():
         return text
     out: list[str] = []
-    for ch in unicodedata.normalize("NFKD", text):
+    for ch in unicodedata.normalize("NFD", text):
         if not (unicodedata.combining(ch) and out and out[-1].isascii()):
             out.append(ch)
     return unicodedata.normalize("NFC", "".join(out))

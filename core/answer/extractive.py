@@ -181,7 +181,10 @@ def _factual(ev: Evidence, usable: list[Scored], floor: float, best: Scored) -> 
     if picked[0].unit.kind != "sentence":
         # a fact from a spec list or table: the other close facts, not prose that mentions them
         picked = [x for x in picked if x.score >= 0.75 * picked[0].score]
-        picked = [x for x in picked if x.unit.kind != "sentence" or x.score >= 0.95 * picked[0].score]
+        # (a sentence holding a word of the question no fact picked holds says what the facts do
+        # not: "… the fast charger … charges the Stride 3 in about 2.5 hours" after "Stride 3 (418 Wh,
+        # 2 A charger): 4.5 hours" for "… with the fast charger?")
+        picked = _with_what_facts_miss(picked, ev.question)
         if _has_value(picked[0].unit.text):  # a value was found: the others must state one too,
             picked = [picked[0], *(x for x in picked[1:] if _has_value(x.unit.text))]  # not only name it
     return _written(_fewer_followers(picked, ev.question), ev, usable)
@@ -191,18 +194,20 @@ def _fewer_followers(picked: list[Scored], question: str) -> list[Scored]:
     """The picked units without the facts that add nothing: one stating a picked fact again
     ("Ingress protection — ArmX3: IP66" from the comparison table after the page's "Ingress
     protection: IP66 (washdown-capable)"), and, once a picked fact's key is on the question's topic,
-    a further fact whose key is not (the table's "Drivetrain" row after its "Range (Eco)" row, every
-    row standing under a title that says "range")."""
+    a further table row whose key is not (the table's "Drivetrain" row after its "Range (Eco)" row,
+    every row standing under a title that says "range")."""
     picked = [x for n, x in enumerate(picked) if not any(_repeats(x, y) for y in picked[:n])]
-    topic = {w[:5] for w in content_words(without_entities(question)) - FRAMING}
-    topic |= {ATTRIBUTE_OF[w][:5] for w in content_words(question) if w in ATTRIBUTE_OF}
+    topic = _topic_of(question) | {ATTRIBUTE_OF[w][:5] for w in content_words(question) if w in ATTRIBUTE_OF}
 
-    def on_topic(x: Scored) -> bool:
-        return bool(topic & {w[:5] for w in content_words(fact_key(x.unit))})
+    def on_topic(x: Scored) -> bool:  # a row's key read with its table's column names (not models)
+        columns = [h for h in x.unit.header[1:] if not entities(h)] if x.unit.kind == "row" else []
+        key = " ".join((fact_key(x.unit), *columns))
+        return bool(topic & {w[:5] for w in content_words(key)})
 
     if not any(on_topic(x) for x in picked):
         return picked
-    return [picked[0], *(x for x in picked[1:] if not fact_key(x.unit) or on_topic(x))]
+    # (only rows: an item of the list the answer quotes may qualify it, "Saturday: 09:00 to 13:00")
+    return [picked[0], *(x for x in picked[1:] if x.unit.kind != "row" or on_topic(x))]
 
 
 def _written(picked: list[Scored], ev: Evidence, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...]]:
@@ -252,13 +257,24 @@ def _with_its_example(picked: list[Scored], usable: Sequence[Scored]) -> list[Sc
 def _with_what_it_refers_to(picked: list[Scored], question: str, usable: Sequence[Scored]) -> list[Scored]:
     """A picked sentence that names the asked thing only by referring back to it ("Cases opened
     outside these hours …" for "What are the support hours?") comes after the sentences of its
-    paragraph before it (REFERS_BACK at most), where the thing is stated ("Standard support is
-    available from 7:00 to 19:00 …"): alone it answers with what follows from the thing."""
+    paragraph before it (REFERS_BACK at most) that share another of the question's words, where the
+    thing is stated ("Standard support is available from 7:00 to 19:00 …"): alone it answers with
+    what follows from the thing."""
+    asked = STEMMER.stem_set(content_words(question))
     out: list[Scored] = []
     for x in picked:
-        if x.unit.kind == "sentence" and not x.unit.illustrative and _refers_back(x.text, question):
+        pointed = (
+            _refers_back(x.text, asked) if x.unit.kind == "sentence" and not x.unit.illustrative else set()
+        )
+        if pointed:
             before = sorted(
-                (y for y in usable if _same_paragraph(y, x) and y.unit.position < x.unit.position),
+                (
+                    y
+                    for y in usable
+                    if _same_paragraph(y, x)
+                    and y.unit.position < x.unit.position
+                    and STEMMER.stem_set(content_words(y.text)) & (asked - pointed)
+                ),
                 key=lambda y: y.unit.position,
             )[-REFERS_BACK:]
             out.extend(y for y in before if y not in out)  # (one picked later moves up)
@@ -267,19 +283,33 @@ def _with_what_it_refers_to(picked: list[Scored], question: str, usable: Sequenc
     return out
 
 
-_BACK = re.compile(r"\b(?:this|these|those|such)\s+(\w+)", re.I)  # not "that": mostly a conjunction
+# "this/these/those/such" and up to two words (not "that": mostly a conjunction)
+_BACK = re.compile(r"\b(?:this|these|those|such)\s+(\w+)(?:\s+(\w+))?", re.I)
+# nouns a demonstrative points at without pointing back to a stated thing ("this year", "this guide")
+_DEICTIC = frozenset(
+    "year years month months week weeks day days time times page pages section sections guide "
+    "document article chapter".split()
+)
 
 
-def _refers_back(text: str, question: str) -> bool:
-    """Each of the question's words the text holds stands after a demonstrative ("these hours"),
-    and one does."""
-    asked = STEMMER.stem_set(content_words(question))
+def _refers_back(text: str, asked: frozenset[str]) -> frozenset[str]:
+    """The stems of the question's words (asked) the text names only after a demonstrative ("these
+    hours", "these opening hours"), if it names every one it holds that way; empty otherwise, and
+    when the phrase introduces what follows ("note these hours: …") or is deictic ("this year")."""
     held = STEMMER.stem_set(content_words(text)) & asked
     if not held:
-        return False
-    pointed = STEMMER.stem_set({m.group(1).lower() for m in _BACK.finditer(text)}) & held
+        return frozenset()
+    pointed: set[str] = set()
+    for m in _BACK.finditer(text):
+        for g in (1, 2):
+            word = (m.group(g) or "").lower()
+            if word and STEMMER.stem_set([word]) & held:
+                if word in _DEICTIC or text[m.end(g) :].lstrip().startswith(":"):
+                    return frozenset()
+                pointed |= STEMMER.stem_set([word])
+                break
     plain = STEMMER.stem_set(content_words(_BACK.sub(" ", text))) & held
-    return bool(pointed) and not plain
+    return frozenset(pointed) if pointed and not plain else frozenset()
 
 
 def _same_paragraph(x: Scored, lead: Scored) -> bool:
@@ -303,12 +333,56 @@ def _under_sibling(x: Scored, wanted: frozenset[str]) -> bool:
     return bool(siblings(wanted, x.scope)) and not matches(wanted, x.scope)
 
 
+def _with_what_facts_miss(picked: list[Scored], question: str) -> list[Scored]:
+    """The facts picked, and the sentences nearly as relevant as the best (0.95×) or holding the
+    words of a qualifier the question adds ("with the fast charger", "in Eco mode") that no fact
+    and no sentence kept before them holds."""
+    held = set().union(*(_topic_of(x.text) for x in picked if x.unit.kind != "sentence"))
+    more = set().union(*(_topic_of(m.group(1)) for m in _QUALIFIER.finditer(question))) - held
+    out = []
+    for x in picked:
+        if (
+            x.unit.kind != "sentence"
+            or x.score >= 0.95 * picked[0].score
+            or (more and more <= _topic_of(x.text))
+        ):
+            out.append(x)
+            if x.unit.kind == "sentence":
+                more -= _topic_of(x.text)
+    return out
+
+
+# a qualifier a question adds to what it asks: a preposition and up to three words ("with the fast
+# charger", "in Eco mode", "using the app")
+_QUALIFIER = re.compile(r"\b(?:with|using|via|in|on|at|under|without)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+
+
+def _topic_of(text: str) -> set[str]:
+    """The text's words cut to five letters, but for the names it holds and the words framing a
+    question ("How long does it take")."""
+    return {w[:5] for w in content_words(without_entities(text)) - FRAMING}
+
+
 def _repeats(x: Scored, y: Scored) -> bool:
-    """x states y's kind of fact (evidence.same_fact) with a value all of whose words y holds."""
+    """x states y's kind of fact (evidence.same_fact) with the same value: its value's (after its
+    key's colon) numbers, read without their separators ("24,9" is "24.9", "1,899" is not "899"),
+    are a run of y's in order, and its other words are all y's ("08:00 to 12:00" is no repeat of
+    "07:00 to 20:00", nor "9.24 kg" of "24.9 kg")."""
     if not same_fact(x.unit, y.unit):
         return False
-    value = x.text.rsplit(":", 1)[-1]
-    return bool(words(value)) and set(words(value)) <= set(words(y.text))
+    value = x.text.split(":", 1)[-1]
+    mine, theirs = _figures(value), _figures(y.text)
+    run = any(theirs[i : i + len(mine)] == mine for i in range(len(theirs) - len(mine) + 1))
+    rest = {w for w in words(value) if not w.isdigit()}
+    return bool(words(value)) and run and rest <= set(words(y.text))
+
+
+_FIGURES = re.compile(r"\d(?:[\d.,]*\d)?")
+
+
+def _figures(text: str) -> list[str]:
+    """The text's numbers in order, their separators left out ("1,899" → "1899", "24.9" → "249")."""
+    return [re.sub(r"[.,]", "", f) for f in _FIGURES.findall(text)]
 
 
 def _names(x: Scored) -> set[str]:

@@ -1302,12 +1302,18 @@ def test_a_sentence_naming_the_asked_thing_only_as_these_hours_comes_after_its_a
     assert draft.text.index("8:00 to 18:00") < draft.text.index("outside these hours")
     # what counts as referring back: the asked word only after "this/these/those/such"
     from core.answer.extractive import _refers_back
+    from core.stems import STEMMER
+    from core.text import content_words
 
-    q = "What are the service desk hours?"
-    assert _refers_back("Tickets opened outside these hours wait.", q)
-    assert not _refers_back("Tickets opened outside the desk hours wait.", q)  # named itself
-    assert not _refers_back("These hours and our hours differ.", q)  # and once plainly
-    assert not _refers_back("We know that hours vary.", q)  # "that" is mostly a conjunction
+    asked = STEMMER.stem_set(content_words("What are the service desk hours?"))
+    assert _refers_back("Tickets opened outside these hours wait.", asked)
+    assert _refers_back("Tickets opened outside these opening hours wait.", asked)  # an adjective between
+    assert not _refers_back("Tickets opened outside the desk hours wait.", asked)  # named itself
+    assert not _refers_back("These hours and our hours differ.", asked)  # and once plainly
+    assert not _refers_back("We know that hours vary.", asked)  # "that" is mostly a conjunction
+    assert not _refers_back("Please note these hours: 8:00 to 18:00.", asked)  # it introduces them
+    year = STEMMER.stem_set(content_words("What changed this year?"))
+    assert not _refers_back("This year we opened a second desk.", year)  # deictic, no antecedent
 
 
 LINEUP = """# Kestrel range: which drone is right for you?
@@ -1340,3 +1346,50 @@ def test_factual_followers_repeat_no_fact_and_stay_on_the_asked_key(scorer: Sent
     both = [entry("drones/k7.md", K7_PAGE, 0.8), lineup]
     draft = extractive_answer("What camera does the Kestrel K7 have?", both, scorer, REFUSAL, 0.1)
     assert "Camera: 20 MP (1-inch sensor)" in draft.text and draft.text.count("20 MP") == 1, draft.text
+
+
+CHARGING = """# Charging the Kestrel batteries
+
+## Charging times
+
+Recharge times with the charger supplied with each drone:
+
+- Kestrel K5 (2 A charger): 90 minutes
+- Kestrel K7 (3 A charger): 70 minutes
+
+The battery reaches 80% in two thirds of that time. Owners in a hurry can buy the rapid charger \
+separately for €89 at dealers and online, which fills the battery in about 40 minutes."""
+
+
+def test_a_fact_is_followed_by_the_sentence_that_holds_the_asked_qualifier(scorer: SentenceScorer) -> None:
+    """The list item answers the charging time, but not "with the rapid charger": the sentence that
+    holds the word of the question's qualifier no picked fact holds ("rapid") follows it; without the
+    qualifier, prose that is not nearly as relevant does not."""
+    e = [entry("drones/charging.md", CHARGING)]
+    draft = extractive_answer(
+        "How quickly can I charge a K5 with the rapid charger?", e, scorer, REFUSAL, 0.1
+    )
+    assert "90 minutes" in draft.text and "about 40 minutes" in draft.text, draft.text
+    plain = extractive_answer("How long does it take to charge a K5?", e, scorer, REFUSAL, 0.1)
+    assert "90 minutes" in plain.text and "40 minutes" not in plain.text, plain.text
+
+
+def test_a_fact_with_another_value_is_no_repeat(scorer: SentenceScorer) -> None:
+    """Two items with one key and different times are two facts ("08:00 to 12:00" is not read as
+    "00" and found in "07:00 to 20:00"); numbers compare in order without their separators."""
+    hotline = """# Contact
+
+## Hotline
+
+- Hotline hours: Monday to Friday, 07:00 to 20:00 CET
+- Hotline hours (Saturday): 08:00 to 12:00 CET
+- Hotline number: +49 30 1234 567"""
+    draft = extractive_answer(
+        "What are the hotline hours?", [entry("contact.md", hotline)], scorer, REFUSAL, 0.1
+    )
+    assert "07:00 to 20:00" in draft.text and "08:00 to 12:00" in draft.text, draft.text
+    from core.answer.extractive import _figures
+
+    assert _figures("24,9 kg") == _figures("24.9 kg") == ["249"]
+    assert _figures("1,899 EUR") == ["1899"] != _figures("899 EUR")
+    assert _figures("08:00 to 12:00") == ["08", "00", "12", "00"]
