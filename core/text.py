@@ -43,6 +43,8 @@ ATTRIBUTE_OF = {
     "weighs": "weight", "fly": "flight", "flies": "flight", "tall": "height", "wide": "width", "deep": "depth",
     "screen": "display", "colour": "color", "colours": "colors", "color": "colour", "colors": "colours",
     "tyre": "tire", "tyres": "tires", "tire": "tyre", "tires": "tyres",
+    "cheapest": "price", "priciest": "price", "lightest": "weight", "heaviest": "weight",
+    "fastest": "speed", "slowest": "speed", "tallest": "height", "widest": "width",
 }  # fmt: skip
 
 # a wider list for lexical search (scikit-learn's English list)

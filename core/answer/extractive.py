@@ -15,7 +15,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from core.answer import compose
+from core.answer import compose, superlative
 from core.answer.absent import FRAMING, missing_attribute
 from core.answer.draft import Draft
 from core.answer.evidence import Evidence, Scored, fact_key, same_fact, score_units
@@ -121,6 +121,10 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
     # a how-to by an action verb alone whose best unit is a field ("What replacement filter does
     # the K7 take?", a spec row) asks for that fact: answered as factual, not with steps
     best = max(usable, key=lambda x: x.score)
+    if ev.query_type in ("factual", "comparison"):  # "Which model has the longest range?"
+        top = superlative.answer(ev.question, usable)
+        if top is not None:
+            return top
     if ev.query_type == "procedural" and (asks_how_to(ev.question) or not compose.is_field(best.unit)):
         steps = compose.procedure(usable, ev.question)
         if steps is not None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from core.answer import difference
+from core.answer import difference, superlative
 from core.answer.citations import cited_labels, strip_citations
 from core.answer.compose import POINTER, title_of
 from core.answer.evidence import Scored, score_units
@@ -115,6 +115,8 @@ def _check(
     # a difference the answer computed: its inputs in the evidence and, with their names, in the
     # answer's other (checked) sentences, and its arithmetic
     computed = difference.verify(text, pool, answer, question)
+    if computed is None:  # or which one holds the extreme value of a quoted row
+        computed = superlative.verify(text, answer)
     if computed is not None:
         return SentenceCheck(
             shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),

@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.answer import superlative
 from core.answer.absent import FRAMING
 from core.query.entities import conflicts, entities, matches, question_entities, without_entities
 from core.stems import STEMMER
-from core.text import content_words, split_sentences
+from core.text import ATTRIBUTE_OF, content_words, split_sentences
 from core.types import Candidate
 
 
@@ -52,10 +53,12 @@ def with_asked_pages(wider: Sequence[Candidate], question: str, k: int) -> list[
     return top + [c for c in wider[k:] if matches(wanted, chunk_scope(c))][:away]
 
 
-def _topic(question: str, framing: frozenset[str] = frozenset()) -> frozenset[str]:
+def _topic(question: str, framing: frozenset[str] = frozenset(), named: bool = False) -> frozenset[str]:
     """The stems of the question's words, its entities' pieces left out (not "nc", "300" of "NC-300"),
-    and these framing words ("How long does it take")."""
-    return STEMMER.stem_set(content_words(without_entities(question)) - framing)
+    and these framing words ("How long does it take"); named: a word asking for an attribute by
+    another name read as the attribute's ("cheapest" as "price", core.text.ATTRIBUTE_OF)."""
+    words = content_words(without_entities(question)) - framing
+    return STEMMER.stem_set({ATTRIBUTE_OF.get(w, w) for w in words} if named else words)
 
 
 def _elsewhere(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
@@ -90,15 +93,17 @@ def about_asked_first(
     fields: also those standing under the asked entity (any, when the question names none) with a
     field on the question's topic moved first (its page's "Gears: Shimano Nexus 7-speed hub" for
     "What gears does the Stride 3 have?", "Phone support: … 09:00 to 17:30" for "What are the phone
-    support hours?")."""
+    support hours?"); a question asking which one holds the most or least of it ("Which is the
+    heaviest bike?") reads a table's row first, where every one's value stands, not one model's list."""
     wanted = question_entities(question)
     # a field is named by the question's words that can name one, not by the words framing a value
-    asked = _topic(question, FRAMING) if fields else frozenset()
+    asked = _topic(question, FRAMING, named=True) if fields else frozenset()
     if not wanted and not asked:
         return list(candidates)
     topic = _topic(question)
+    rows_only = bool(asked) and not wanted and superlative.asked(question) is not None
     group = [
-        2 if wanted and _elsewhere(c, wanted, topic) else 0 if _own_field(c, wanted, asked) else 1
+        2 if wanted and _elsewhere(c, wanted, topic) else 0 if _own_field(c, wanted, asked, rows_only) else 1
         for c in candidates
     ]
     return [c for g in (0, 1, 2) for c, h in zip(candidates, group, strict=True) if h == g]
@@ -109,11 +114,11 @@ def about_asked_first(
 _FIELD = re.compile(r"^[ \t]*(?:[-*•+][ \t]+)?([A-Za-z][^:\n|#(),.;]{0,38}?):[ \t]+\S", re.MULTILINE)
 
 
-def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
+def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str], rows_only: bool = False) -> bool:
     """The chunk stands under the asked entity (its heading or title names it; none asked: any chunk)
     and holds a "Key: value" line whose key has at least ON_TOPIC of the topic's words (none: no), or
     it holds a table whose header names the asked entity (none asked: any table) with a row whose
-    first cell is such a key ("| Range (Eco) | 70 km | 90 km |" under "| | Stride 3 | Stride 3 Plus
+    first cell is such a key (rows_only: only that) ("| Range (Eco) | 70 km | 90 km |" under "| | Stride 3 | Stride 3 Plus
     |"). A field, not any sentence: a passing mention on the model's page ("Heavy riders should …")
     is no answer."""
     if not topic:
@@ -129,7 +134,7 @@ def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
         if not wanted or matches(wanted, entities(head))
     ):
         return True
-    if wanted and not matches(wanted, chunk_scope(c)):
+    if rows_only or (wanted and not matches(wanted, chunk_scope(c))):
         return False
     return any(on_topic(key) for key in _FIELD.findall(c.chunk.text))
 
