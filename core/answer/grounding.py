@@ -116,7 +116,7 @@ def _check(
     # answer's other (checked) sentences, and its arithmetic
     computed = difference.verify(text, pool, answer, question)
     if computed is None:  # or which one holds the extreme value of a quoted row
-        computed = superlative.verify(text, answer)
+        computed = superlative.verify(s, answer)
     if computed is not None:
         return SentenceCheck(
             shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),

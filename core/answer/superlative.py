@@ -28,13 +28,14 @@ from core.answer.evidence import Scored
 from core.query.entities import question_entities
 from core.text import ATTRIBUTE_OF, content_words
 
-# a superlative adjective → (its direction, the attribute it names on its own, "" for none)
+# a superlative adjective → (its direction, the attribute it names on its own, "" for none: the
+# noun after it names one, "longest range")
 _ADJECTIVES = {
     "lightest": ("min", "weight"), "heaviest": ("max", "weight"), "cheapest": ("min", "price"),
     "priciest": ("max", "price"), "dearest": ("max", "price"), "fastest": ("max", "speed"),
     "slowest": ("min", "speed"), "quietest": ("min", "noise"), "loudest": ("max", "noise"),
     "longest": ("max", ""), "shortest": ("min", ""), "highest": ("max", ""), "lowest": ("min", ""),
-    "biggest": ("max", "size"), "largest": ("max", "size"), "smallest": ("min", "size"),
+    "biggest": ("max", ""), "largest": ("max", ""), "smallest": ("min", ""),
     "widest": ("max", "width"), "narrowest": ("min", "width"), "tallest": ("max", "height"),
     "strongest": ("max", ""), "weakest": ("min", ""),
 }  # fmt: skip
@@ -45,7 +46,6 @@ _MOST_OF = {
     "powerful": "power",
     "efficient": "efficiency",
     "noisy": "noise",
-    "compact": "size",
     "quiet": "noise",
 }
 _UP = {"expensive": "max", "affordable": "min", "quiet": "min"}  # the direction "most" gives, if not "max"
@@ -54,22 +54,42 @@ _SUPERLATIVE = re.compile(
     r"(?:\s+(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?))?",
     re.I,
 )
+_ONE = re.compile(
+    rf"\b(?:{'|'.join(_ADJECTIVES)}|(?:most|least)\s+(?:{'|'.join(_MOST_OF)}))\b", re.I
+)  # (to count them)
+# the superlative is what the question asks: "Which … longest …?", "What is the cheapest …?" (not
+# "What is the battery life of the lightest model?", "How much does the lightest model cost?")
+_ASKS = re.compile(
+    r"^\W*(?:which\b|what(?:'s|\s+(?:is|are))\s+the\s+(?:(?:most|least)\s+[a-z]+|[a-z]+est)\b)", re.I
+)
+_LINKING = frozenset("is are was were be".split())  # "Which drone is fastest?"
 _QUESTION_WORDS = frozenset("model models one ones version versions product products is are has have".split())
+# words a row's key may hold beside the attribute's ("Battery capacity" for "the biggest battery",
+# "Top speed" for "the fastest")
+_MEASURE_WORDS = frozenset(
+    "capacity size time level rating life length amount value volume top max maximum min minimum "
+    "rated nominal typical average peak total list retail base starting standard".split()
+)
+_BRACKET = re.compile(r"\([^()]*\)")
 
 
 @dataclass(frozen=True)
 class Asked:
     word: str  # the superlative as the answer labels it: "Longest", "Most expensive"
     direction: str  # "max" or "min"
-    attribute: frozenset[str]  # the stems (five letters) of the attribute's words
-    own: frozenset[str] = frozenset()  # … of the adjective's own attribute ("cheapest" → price)
+    attribute: frozenset[str]  # the words of the attribute asked: the adjective's own, else the noun's
+    noun: frozenset[str] = frozenset()  # the words of the noun after it ("charging time" of "the fastest …")
 
 
 def asked(question: str) -> Asked | None:
-    """The superlative the question asks and the attribute it asks it of, or None."""
+    """The superlative the question asks and the attribute it asks it of, or None (none asked, two
+    asked, or one that qualifies what the question asks for)."""
     m = _SUPERLATIVE.search(question)
-    if m is None:
+    if m is None or len(_ONE.findall(question)) != 1 or not _ASKS.search(question):
         return None
+    before = question[: m.start()].split()
+    if m.group().lower().split()[0] != "the" and before and before[-1].lower() not in _LINKING:
+        return None  # an adverb of another verb ("Which drone charges fastest?"), not the asked value
     if m.group("adj"):
         word = m.group("adj").lower()
         direction, own = _ADJECTIVES[word]
@@ -81,15 +101,11 @@ def asked(question: str) -> Asked | None:
         return None
     # the noun after it, but for a name ("the cheapest Stride") and words that only say "which one"
     noun = [w for w in (m.group("noun") or "").split() if w[:1].islower() and w not in _QUESTION_WORDS]
-    words = content_words(" ".join(noun))
-    if not words and not own:
+    named = frozenset(content_words(" ".join(noun)))
+    words = frozenset({own}) if own else named  # the adjective's own decides
+    if not words:
         return None
-    return Asked(word[:1].upper() + word[1:], direction, _stems(words), _stems({own} if own else set()))
-
-
-def _stems(words: set[str]) -> frozenset[str]:
-    """The words and the attributes they name (ATTRIBUTE_OF), cut to five letters."""
-    return frozenset(w[:5] for w in words | {ATTRIBUTE_OF[w] for w in words if w in ATTRIBUTE_OF})
+    return Asked(word[:1].upper() + word[1:], direction, words, named)
 
 
 def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...]] | None:
@@ -98,63 +114,69 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     ask = asked(question)
     if ask is None or question_entities(question):  # "Is the Stride 3 the lightest?" is about one
         return None
-    rows = [x for x in usable if _keyed(x, ask.attribute)] or [x for x in usable if _keyed(x, ask.own)]
-    for x in sorted(rows, key=lambda x: -x.score):
-        values = [
-            (name, sole_quantity(cell))
-            for name, cell in zip(x.unit.header[1:], x.unit.cells[1:], strict=False)
-        ]
-        if len(values) < 2 or any(q is None for _, q in values):
-            continue
-        best = _extreme([(n, q) for n, q in values if q is not None], ask.direction)
-        if best is None:
-            continue
-        name, q = best
-        row = x.unit.row_text()
-        return f"- {cite(row, x.label)}\n- **{ask.word}**: {cite(f'{name} ({q.text})', x.label)}", (x.label,)
-    return None
+    also = frozenset(content_words(question))  # a key may name what the question names ("Drone weight")
+    rows = sorted((x for x in usable if x.unit.kind == "row" and keyed(x.unit.cells[:1], ask.attribute, also)),
+                  key=lambda x: -x.score)  # fmt: skip
+    # the noun names another row's attribute ("the fastest charging time": a time, not the speed row)
+    if not rows or (ask.noun and any(x.unit.kind == "row" and keyed(x.unit.cells[:1], ask.noun) for x in usable)
+                    and ask.noun != ask.attribute):  # fmt: skip
+        return None
+    x = rows[0]  # the best row on it: unusable, no line (no falling through to another row)
+    cells = [c.strip() for c in x.unit.cells[1:]]
+    values = [(name, cell, sole_quantity(cell)) for name, cell in zip(x.unit.header[1:], cells, strict=False)]
+    best = _extreme([(n, c, q) for n, c, q in values if q is not None], ask.direction)
+    if len(values) < 2 or any(q is None for *_, q in values) or best is None:
+        return None
+    row = x.unit.row_text()
+    return f"- {cite(row, x.label)}\n- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}", (x.label,)
 
 
-def _keyed(x: Scored, attribute: frozenset[str]) -> bool:
-    """x is a table row whose key (its first cell) names the attribute (stems)."""
-    if x.unit.kind != "row" or not x.unit.cells:
-        return False
-    return bool(_stems(content_words(x.unit.cells[0])) & attribute)
+def keyed(key: Sequence[str], attribute: frozenset[str], also: frozenset[str] = frozenset()) -> bool:
+    """The key names the attribute and nothing else (brackets, measure words and the words also
+    given aside): "Range (Eco)" and "Battery capacity" name range and battery, "Max payload weight"
+    is no weight."""
+    words = content_words(_BRACKET.sub(" ", " ".join(key)))
+    named = {ATTRIBUTE_OF.get(w, w)[:5] for w in words}
+    asked = {a[:5] for a in attribute}
+    return bool(named & asked) and all(w[:5] in asked or w in _MEASURE_WORDS or w in also for w in words)
 
 
-def _extreme(values: Sequence[tuple[str, Quantity]], direction: str) -> tuple[str, Quantity] | None:
-    """The one (name, quantity) with the largest or smallest value, when all are of one kind and
-    no other holds the same value."""
-    if len({q.kind for _, q in values}) != 1:
+def _extreme(values: Sequence[tuple[str, str, Quantity]], direction: str) -> tuple[str, str] | None:
+    """The one (name, value as written) with the largest or smallest value, when all are of one
+    kind and no other holds the same value."""
+    if len({q.kind for *_, q in values}) != 1:
         return None
     pick = max if direction == "max" else min
-    top = pick(q.value for _, q in values)
-    held = [(n, q) for n, q in values if q.value == top]
+    top = pick(q.value for *_, q in values)
+    held = [(n, c) for n, c, q in values if q.value == top]
     return held[0] if len(held) == 1 else None
 
 
-_LINE = re.compile(r"^(?P<word>[A-Z][a-z]+(?: [a-z]+)?): (?P<name>.+?) \((?P<qty>[^()]+)\)\W*$")
+_LINE = re.compile(r"^\W*\*\*(?P<word>[A-Z][a-z]+(?: [a-z]+)?)\*\*: (?P<name>.+?) \((?P<value>[^()]+)\)")
+_PAIR = re.compile(r"(?:—|;)\s*([^:;—]+):\s*([^;]+)")
 
 
-def verify(text: str, answer: Sequence[str]) -> bool | None:
-    """Whether a superlative line holds (None: text is not one): another sentence of the answer
-    quotes a row whose "name: value" pairs hold the named one's value, every value is of one kind,
-    and the named one's is the extreme the word asks for."""
-    m = _LINE.match(text.strip())
-    if m is None or m.group("word").split()[0].lower() not in {*_ADJECTIVES, "most", "least"}:
+def verify(raw: str, answer: Sequence[str]) -> bool | None:
+    """Whether a superlative line the answerer wrote holds (None: raw, the sentence as written with
+    its **bold** label, is not one): another sentence of the answer quotes a row whose key names the
+    label's own attribute (when it has one), whose "name: value" pairs hold the named one's value,
+    every value of one kind, and the named one's is the extreme the label asks for."""
+    m = _LINE.match(raw.strip())
+    word = m.group("word").lower() if m else ""
+    if m is None or word.split()[0] not in {*_ADJECTIVES, "most", "least"}:
         return None
-    word, name, qty = m.group("word").lower(), m.group("name"), m.group("qty")
+    name, value = m.group("name"), m.group("value").strip()
+    own = _ADJECTIVES[word][1] if word in _ADJECTIVES else _MOST_OF.get(word.split(" ", 1)[-1], "")
     direction = _ADJECTIVES[word][0] if word in _ADJECTIVES else _direction_of(word)
     for sentence in answer:
-        pairs = [
-            (n.strip(), sole_quantity(v)) for n, v in re.findall(r"(?:—|;)\s*([^:;—]+):\s*([^;]+)", sentence)
-        ]
-        if (name, qty) not in {(n, q.text) for n, q in pairs if q is not None}:
+        key, _, rest = sentence.partition(" — ")
+        pairs = [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
+        if (name, value) not in pairs or (own and not keyed([key], frozenset({own}))):
             continue
-        if any(q is None for _, q in pairs):
-            continue
-        best = _extreme([(n, q) for n, q in pairs if q is not None], direction)
-        return best is not None and best[0] == name
+        quantities = [(n, v, sole_quantity(v)) for n, v in pairs]
+        if any(q is None for *_, q in quantities):
+            return False
+        return _extreme([(n, v, q) for n, v, q in quantities if q is not None], direction) == (name, value)
     return False
 
 

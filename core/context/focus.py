@@ -53,12 +53,20 @@ def with_asked_pages(wider: Sequence[Candidate], question: str, k: int) -> list[
     return top + [c for c in wider[k:] if matches(wanted, chunk_scope(c))][:away]
 
 
-def _topic(question: str, framing: frozenset[str] = frozenset(), named: bool = False) -> frozenset[str]:
+def _topic(question: str, framing: frozenset[str] = frozenset()) -> frozenset[str]:
     """The stems of the question's words, its entities' pieces left out (not "nc", "300" of "NC-300"),
-    and these framing words ("How long does it take"); named: a word asking for an attribute by
-    another name read as the attribute's ("cheapest" as "price", core.text.ATTRIBUTE_OF)."""
-    words = content_words(without_entities(question)) - framing
-    return STEMMER.stem_set({ATTRIBUTE_OF.get(w, w) for w in words} if named else words)
+    and these framing words ("How long does it take")."""
+    return STEMMER.stem_set(content_words(without_entities(question)) - framing)
+
+
+def _aliases(question: str) -> dict[str, frozenset[str]]:
+    """Each stem of a question word asking for an attribute by another name → the attribute's stem
+    ("cheapest" → "price", core.text.ATTRIBUTE_OF): a key naming either meets the word."""
+    return {
+        next(iter(STEMMER.stem_set([w]))): STEMMER.stem_set([ATTRIBUTE_OF[w]])
+        for w in content_words(question)
+        if w in ATTRIBUTE_OF and STEMMER.stem_set([w])
+    }
 
 
 def _elsewhere(c: Candidate, wanted: set[str], topic: frozenset[str]) -> bool:
@@ -97,13 +105,18 @@ def about_asked_first(
     heaviest bike?") reads a table's row first, where every one's value stands, not one model's list."""
     wanted = question_entities(question)
     # a field is named by the question's words that can name one, not by the words framing a value
-    asked = _topic(question, FRAMING, named=True) if fields else frozenset()
+    asked = _topic(question, FRAMING) if fields else frozenset()
     if not wanted and not asked:
         return list(candidates)
     topic = _topic(question)
     rows_only = bool(asked) and not wanted and superlative.asked(question) is not None
+    aliases = _aliases(question) if fields else {}
     group = [
-        2 if wanted and _elsewhere(c, wanted, topic) else 0 if _own_field(c, wanted, asked, rows_only) else 1
+        2
+        if wanted and _elsewhere(c, wanted, topic)
+        else 0
+        if _own_field(c, wanted, asked, rows_only, aliases)
+        else 1
         for c in candidates
     ]
     return [c for g in (0, 1, 2) for c, h in zip(candidates, group, strict=True) if h == g]
@@ -114,7 +127,13 @@ def about_asked_first(
 _FIELD = re.compile(r"^[ \t]*(?:[-*•+][ \t]+)?([A-Za-z][^:\n|#(),.;]{0,38}?):[ \t]+\S", re.MULTILINE)
 
 
-def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str], rows_only: bool = False) -> bool:
+def _own_field(
+    c: Candidate,
+    wanted: set[str],
+    topic: frozenset[str],
+    rows_only: bool = False,
+    aliases: dict[str, frozenset[str]] | None = None,
+) -> bool:
     """The chunk stands under the asked entity (its heading or title names it; none asked: any chunk)
     and holds a "Key: value" line whose key has at least ON_TOPIC of the topic's words (none: no), or
     it holds a table whose header names the asked entity (none asked: any table) with a row whose
@@ -125,8 +144,9 @@ def _own_field(c: Candidate, wanted: set[str], topic: frozenset[str], rows_only:
         return False
     need = max(1.0, ON_TOPIC * len(topic))
 
-    def on_topic(key: str) -> bool:
-        return len(topic & STEMMER.stem_set(content_words(key))) >= need
+    def on_topic(key: str) -> bool:  # a topic word met by itself or by the attribute it asks for
+        stems = STEMMER.stem_set(content_words(key))
+        return sum(1 for t in topic if t in stems or (aliases or {}).get(t, frozenset()) & stems) >= need
 
     if any(
         on_topic(key)

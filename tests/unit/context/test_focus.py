@@ -145,3 +145,19 @@ def test_a_table_row_on_the_topic_under_a_header_naming_the_asked_model_goes_fir
     assert about_asked_first([overview, rows], "What is the range of the Stride 30?", fields=True) == [
         overview, rows,
     ]  # fmt: skip
+
+
+def test_a_field_key_meets_a_question_word_or_the_attribute_it_asks_for() -> None:
+    """ "cost" asks for the price and "Price: $299" answers it; a word with an alias of its own
+    ("colour", "color") still meets its own spelling (a review found "Colour options" left in place
+    when the topic was replaced by the alias)."""
+    intro = cand(
+        "o", "The Halo H5 is the flagship of the Halo line.", "h5.md", path="Halo H5", title="Halo H5"
+    )
+    colours = cand(
+        "c", "- Colour options: black, sand", "h5.md", path="Halo H5 › Specifications", title="Halo H5"
+    )
+    price = cand("p", "- Price: $299", "h5.md", path="Halo H5 › Buying", title="Halo H5")
+    question = "What colour options does the Halo H5 come in?"
+    assert about_asked_first([intro, colours], question, fields=True) == [colours, intro]
+    assert about_asked_first([intro, price], "How much does the Halo H5 cost?", fields=True) == [price, intro]
