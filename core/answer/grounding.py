@@ -114,13 +114,13 @@ def _check(
     pool = " ".join([*(x.text for x in evidence if not x.conflict), *leads])
     # a difference the answer computed: its inputs in the evidence and, with their names, in the
     # answer's other (checked) sentences, and its arithmetic
-    computed = difference.verify(text, pool, answer, question)
+    computed, what = difference.verify(text, pool, answer, question), "difference"
     if computed is None:  # or which one holds the extreme value of a quoted row
-        computed = superlative.verify(s, answer)
+        computed, what = superlative.verify(s, answer), "extreme"
     if computed is not None:
         return SentenceCheck(
             shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),
-            computed, uncited if computed else "a computed difference that the evidence does not give",
+            computed, uncited if computed else f"a computed {what} that the evidence does not give",
         )  # fmt: skip
     support, best = _best_support(text, texts, scorer, shortlist)
     unit = evidence[best] if best is not None and best < len(evidence) else None  # a lead-in: no unit

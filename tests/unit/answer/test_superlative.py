@@ -37,6 +37,11 @@ def test_which_one_holds_the_extreme_is_named_after_its_row(scorer: SentenceScor
     ]
     grounding = check(draft.text, e, scorer, "Which drone has the longest flight time?")
     assert grounding is not None and grounding.score == 1.0
+    # a wrong line is caught: K9's 35 minutes is not the longest
+    wrong = draft.text.replace("Kestrel K7 (41 minutes)", "Kestrel K9 (35 minutes)")
+    caught = check(wrong, e, scorer, "Which drone has the longest flight time?")
+    assert caught is not None and caught.score == 0.5
+    assert caught.sentences[1].problem == "a computed extreme that the evidence does not give"
     cheap = extractive_answer("Which is the cheapest drone?", e, scorer, REFUSAL, 0.1)
     assert "**Cheapest**: Kestrel K5 ($899)" in cheap.text, cheap.text
     pricey = extractive_answer("Which drone is the most expensive?", e, scorer, REFUSAL, 0.1)
