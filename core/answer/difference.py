@@ -40,6 +40,7 @@ _QUANTITY = re.compile(
 )
 _NEGATIVE = re.compile(r"[-−]$|\bminus\s+$", re.I)  # "-20 °C" (a dash after a space is a separator)
 _DOT_GROUPED = re.compile(r"^\d{1,3}(?:\.\d{3})+$")  # "2.499": a thousand, or a fraction?
+_SHORT_UNITS = frozenset({"m", "s", "t"})
 LABEL = "Difference"
 # a comparative's direction: the asked side holds the larger (UP) or the smaller (DOWN) value
 _ANTONYM = {
@@ -80,7 +81,9 @@ class Quantity:
 def _quantity(m: re.Match[str], text: str) -> Quantity | None:
     before = m.group("sign") or m.group("code") or ""
     unit = "" if before else (m.group("unit") or "").replace(" ", "")
-    unit = "" if unit.lower() in STOP_WORDS else unit  # "Step 3 of the guide": no unit
+    # "Step 3 of the guide": no unit; but "m", "s" and "t" are metres, seconds and tonnes, not what
+    # is left of a contraction
+    unit = "" if unit.lower() in STOP_WORDS and unit not in _SHORT_UNITS else unit
     num = m.group("num")
     if (not before and not unit) or _DOT_GROUPED.match(num) or _NEGATIVE.search(text[: m.start()]):
         return None

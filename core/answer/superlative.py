@@ -144,12 +144,19 @@ def keyed(key: Sequence[str], attribute: frozenset[str], also: frozenset[str] = 
 def _extreme(values: Sequence[tuple[str, str, Quantity]], direction: str) -> tuple[str, str] | None:
     """The one (name, value as written) with the largest or smallest value, when all are of one
     kind and no other holds the same value."""
-    if len({q.kind for *_, q in values}) != 1:
+    if len({_kind(q) for *_, q in values}) != 1:
         return None
     pick = max if direction == "max" else min
     top = pick(q.value for *_, q in values)
     held = [(n, c) for n, c, q in values if q.value == top]
     return held[0] if len(held) == 1 else None
+
+
+def _kind(q: Quantity) -> tuple[str, str, str, str]:
+    """What must match for two quantities to be compared: their kind, a unit word's plural read as
+    its singular ("1 year" and "2 years")."""
+    before, unit, rate, qualifier = q.kind
+    return before, unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit, rate, qualifier
 
 
 _LINE = re.compile(r"^\W*\*\*(?P<word>[A-Z][a-z]+(?: [a-z]+)?)\*\*: (?P<name>.+?) \((?P<value>[^()]+)\)")

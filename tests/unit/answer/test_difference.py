@@ -13,6 +13,8 @@ def test_a_side_states_one_quantity_or_none() -> None:
     assert sole_quantity("Suction power 2,200 Pa").text == "2,200 Pa"
     assert sole_quantity("Runtime — Dustwise D3: up to 90 minutes").text == "90 minutes"  # "D3" is a name
     assert sole_quantity("Price (RRP): USD 599").text == "USD 599"
+    # one-letter units that are also left of a contraction ("I'm", "it's") are units after a number
+    assert [sole_quantity(t).text for t in ("10 m", "0.35 s", "2 t")] == ["10 m", "0.35 s", "2 t"]
     for text in (
         "60–90 min",  # a range
         "30 × 20 × 10 cm",  # a size

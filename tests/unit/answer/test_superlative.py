@@ -52,6 +52,19 @@ def test_which_one_holds_the_extreme_is_named_after_its_row(scorer: SentenceScor
         "Which drone has the widest obstacle sensing?",
     ):
         assert "**" not in extractive_answer(q, e, scorer, REFUSAL, 0.1).text
+    # metres and a unit word's plural compare ("1 year" and "2 years")
+    more = LINEUP.replace(
+        "| Camera |", "| Range | 8 m | 12 m | 10 m |\n| Warranty | 1 year | 2 years | 2 years |\n| Camera |"
+    )
+    m = [entry("drones/lineup.md", more)]
+    assert (
+        "**Longest**: Kestrel K7 (12 m)"
+        in extractive_answer("Which drone has the longest range?", m, scorer, REFUSAL, 0.1).text
+    )
+    assert (
+        "**Shortest**: Kestrel K5 (1 year)"
+        in extractive_answer("Which drone has the shortest warranty?", m, scorer, REFUSAL, 0.1).text
+    )
     # a question about one named model is no question of which one
     one = extractive_answer("Is the Kestrel K5 the lightest drone?", e, scorer, REFUSAL, 0.1)
     assert "**Lightest**" not in one.text
