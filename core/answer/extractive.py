@@ -26,7 +26,7 @@ from core.query.classify import asks_how_to
 from core.query.entities import entities, matches, siblings, without_entities
 from core.scoring import SentenceScorer
 from core.stems import STEMMER
-from core.text import ATTRIBUTE_OF, content_words, words
+from core.text import ATTRIBUTE_OF, NUMBER, content_words, words
 from core.types import LedgerEntry
 
 EXAMPLE_MOST = 4  # the sentences of an example a factual answer quotes when the example leads
@@ -381,12 +381,10 @@ def _repeats(x: Scored, y: Scored) -> bool:
     return bool(words(value)) and run and rest <= set(words(y.text))
 
 
-_FIGURES = re.compile(r"\d(?:[\d.,]*\d)?")
-
-
 def _figures(text: str) -> list[str]:
-    """The text's numbers in order, their separators left out ("1,899" → "1899", "24.9" → "249")."""
-    return [re.sub(r"[.,]", "", f) for f in _FIGURES.findall(text)]
+    """The text's numbers in order (core.text.NUMBER), their separators left out ("1,899" → "1899",
+    "24.9" → "249")."""
+    return [re.sub(r"[.,]", "", f) for f in NUMBER.findall(text)]
 
 
 def _names(x: Scored) -> set[str]:

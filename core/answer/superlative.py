@@ -6,10 +6,11 @@ states each one's value in a row ("Range (Eco) | 70 km | 90 km | 120 km" under "
 Stride 3 Plus | Stride 30 |"), but no sentence says which is largest. The answer quotes the row and
 then names the one, written so a reader sees how it was reached: "Longest: Stride 30 (120 km)".
 
-It is written only when the question's superlative names a direction ("longest", "cheapest",
-"most expensive", "least noisy"; not "best", "latest", "at least") and an attribute (the noun after
-it, "longest *range*", or the adjective's own, "lightest" → weight, "cheapest" → price), a table row
-whose key names that attribute gives every column one quantity of one kind (core/answer/
+It is written only when the question asks the superlative (not "the battery life of the lightest
+model") and it names a direction ("longest", "cheapest", "most expensive", "least noisy"; not
+"best", "latest", "at least") and an attribute (the adjective's own, "lightest" → weight, "cheapest"
+→ price, else the noun after it, "longest *range*"), the best table row whose key names that
+attribute gives every column one quantity of one kind (core/answer/
 difference.py: same unit or currency, rate and qualifier; no range, no bare number) and the extreme
 value is held by one column only. The grounding check (core/answer/grounding.py) reads the line back
 (verify): the named one's value stands in the quoted row, and it is the extreme of that row's values.
@@ -115,10 +116,10 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     if ask is None or question_entities(question):  # "Is the Stride 3 the lightest?" is about one
         return None
     also = frozenset(content_words(question))  # a key may name what the question names ("Drone weight")
-    rows = sorted((x for x in usable if x.unit.kind == "row" and keyed(x.unit.cells[:1], ask.attribute, also)),
+    rows = sorted((x for x in usable if x.unit.kind == "row" and _keyed(x.unit.cells[:1], ask.attribute, also)),
                   key=lambda x: -x.score)  # fmt: skip
     # the noun names another row's attribute ("the fastest charging time": a time, not the speed row)
-    if not rows or (ask.noun and any(x.unit.kind == "row" and keyed(x.unit.cells[:1], ask.noun) for x in usable)
+    if not rows or (ask.noun and any(x.unit.kind == "row" and _keyed(x.unit.cells[:1], ask.noun) for x in usable)
                     and ask.noun != ask.attribute):  # fmt: skip
         return None
     x = rows[0]  # the best row on it: unusable, no line (no falling through to another row)
@@ -131,7 +132,7 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     return f"- {cite(row, x.label)}\n- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}", (x.label,)
 
 
-def keyed(key: Sequence[str], attribute: frozenset[str], also: frozenset[str] = frozenset()) -> bool:
+def _keyed(key: Sequence[str], attribute: frozenset[str], also: frozenset[str] = frozenset()) -> bool:
     """The key names the attribute and nothing else (brackets, measure words and the words also
     given aside): "Range (Eco)" and "Battery capacity" name range and battery, "Max payload weight"
     is no weight."""
@@ -178,7 +179,7 @@ def verify(raw: str, answer: Sequence[str]) -> bool | None:
     for sentence in answer:
         key, _, rest = sentence.partition(" — ")
         pairs = [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
-        if (name, value) not in pairs or (own and not keyed([key], frozenset({own}))):
+        if (name, value) not in pairs or (own and not _keyed([key], frozenset({own}))):
             continue
         quantities = [(n, v, sole_quantity(v)) for n, v in pairs]
         if any(q is None for *_, q in quantities):
