@@ -56,7 +56,7 @@ _SUPERLATIVE = re.compile(
     re.I,
 )
 _ONE = re.compile(
-    rf"\b(?:{'|'.join(_ADJECTIVES)}|(?:most|least)\s+(?:{'|'.join(_MOST_OF)}))\b", re.I
+    rf"\b(?:{'|'.join(_ADJECTIVES)}|(?<!\bat )(?:most|least)\s+[a-z]+)\b", re.I
 )  # (to count them)
 # the superlative is what the question asks: "Which … longest …?", "What is the cheapest …?" (not
 # "What is the battery life of the lightest model?", "How much does the lightest model cost?")
@@ -98,8 +98,12 @@ def asked(question: str) -> Asked | None:
         what = m.group("what").lower()
         word, own = f"{m.group('most').lower()} {what}", _MOST_OF[what]
         direction = _direction_of(word)
-    else:
-        return None
+    else:  # "the most torque", "the least noise": the word names the attribute itself
+        what = m.group("what").lower()
+        if what not in content_words(what):
+            return None
+        word, own = f"{m.group('most').lower()} {what}", what
+        direction = "max" if m.group("most").lower() == "most" else "min"
     # the noun after it, but for a name ("the cheapest Stride") and words that only say "which one"
     noun = [w for w in (m.group("noun") or "").split() if w[:1].islower() and w not in _QUESTION_WORDS]
     named = frozenset(content_words(" ".join(noun)))
