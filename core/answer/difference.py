@@ -33,13 +33,14 @@ ASKS = re.compile(
 )
 _CURRENCY = r"(?:(?P<sign>[$€£¥])|\b(?P<code>USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)"
 _QUANTITY = re.compile(
-    rf"{_CURRENCY}?(?<![A-Za-z0-9.,])(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,.]*\d)"
+    rf"{_CURRENCY}?(?<![A-Za-z0-9.,])(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+,\d{{1,2}}|\d+(?:\.\d+)?)(?![\d,.]*\d)"
     r"(?:\s?(?!(?:per|an?|each)\b)(?P<unit>%|°\s?[CF]\b|[A-Za-zµΩ]+))?"
     r"(?:\s*(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)(?P<rate>[A-Za-z]+))?"
     r"(?:\s*\((?P<qualifier>[^()]*)\))?"
 )
 _NEGATIVE = re.compile(r"[-−]$|\bminus\s+$", re.I)  # "-20 °C" (a dash after a space is a separator)
 _DOT_GROUPED = re.compile(r"^\d{1,3}(?:\.\d{3})+$")  # "2.499": a thousand, or a fraction?
+_DECIMAL_COMMA = re.compile(r"^\d+,\d{1,2}$")  # "24,9 kg": a comma before one or two digits is no grouping
 _SHORT_UNITS = frozenset({"m", "s", "t"})
 LABEL = "Difference"
 # a comparative's direction: the asked side holds the larger (UP) or the smaller (DOWN) value
@@ -71,6 +72,7 @@ class Quantity:
     unit: str  # the unit after the number ("" for none)
     rate: str = ""  # "month" of "$8/month", "$8 per month"
     qualifier: str = ""  # "US" of "$1,199 (US)"
+    comma: bool = False  # written with a decimal comma ("24,9 kg")
 
     @property
     def kind(self) -> tuple[str, str, str, str]:
@@ -88,9 +90,13 @@ def _quantity(m: re.Match[str], text: str) -> Quantity | None:
     if (not before and not unit) or _DOT_GROUPED.match(num) or _NEGATIVE.search(text[: m.start()]):
         return None
     shown = m.group()[: (m.end("unit") if unit else m.end("num")) - m.start()].strip()
-    decimals = len(num.split(".")[1]) if "." in num else 0
+    comma = bool(_DECIMAL_COMMA.match(num))
+    point = num.replace(",", ".") if comma else num.replace(",", "")
+    decimals = len(point.split(".")[1]) if "." in point else 0
     rate, qualifier = m.group("rate") or "", m.group("qualifier") or ""
-    return Quantity(shown, Decimal(num.replace(",", "")), decimals, "," in num, before, unit, rate, qualifier)
+    return Quantity(
+        shown, Decimal(point), decimals, "," in num and not comma, before, unit, rate, qualifier, comma
+    )
 
 
 def sole_quantity(text: str) -> Quantity | None:
@@ -105,6 +111,8 @@ def sole_quantity(text: str) -> Quantity | None:
 def _written(value: Decimal, like: Sequence[Quantity]) -> str:
     decimals = max(q.decimals for q in like)
     number = f"{value:,.{decimals}f}" if any(q.grouped for q in like) else f"{value:.{decimals}f}"
+    if all(q.comma for q in like):  # written as the values are ("17,1 kg")
+        number = number.replace(".", ",")
     q = like[0]
     per = f" per {q.rate}" if q.rate else ""
     if q.before:

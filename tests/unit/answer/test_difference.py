@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from core.answer.difference import line, sole_quantity, verify
@@ -24,8 +26,14 @@ def test_a_side_states_one_quantity_or_none() -> None:
         "Minimum -20 °C",  # negative
         "firmware v2.4.1",  # a version is a name
         "Step 3 of the guide",  # a bare number is no quantity
+        "1.234,5 kg",  # grouped by a dot
+        "1,1234 kg",  # a comma before more than two digits that are not a thousands group
     ):
         assert sole_quantity(text) is None, text
+    # a comma before one or two digits is a decimal comma, not a thousands separator
+    assert [sole_quantity(t).value for t in ("24,9 kg", "0,25 mm", "1,550 EUR")] == [
+        Decimal("24.9"), Decimal("0.25"), Decimal("1550"),
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -41,6 +49,11 @@ def test_a_side_states_one_quantity_or_none() -> None:
          "Difference: $4 per month (Plus: $12 − Basic: $8)"),
         ("How much longer is the warranty on the E7?", [("E5", "2 years"), ("E7", "3 years")],
          "Difference: 1 year (E7: 3 years − E5: 2 years)"),
+        # a decimal comma ("24,9 kg"), read beside a decimal point, and written as the values are
+        ("How much heavier is the B50 than the B5?", [("B5", "Weight: 7.8 kg"), ("B50", "Weight: 24,9 kg")],
+         "Difference: 17.1 kg (B50: 24,9 kg − B5: 7.8 kg)"),
+        ("How much more water does the B50 hold?", [("B5", "1,2 L"), ("B50", "2,5 L")],
+         "Difference: 1,3 L (B50: 2,5 L − B5: 1,2 L)"),
     ],
 )  # fmt: skip
 def test_a_difference_asked_for_is_computed_larger_first(question: str, sides: list, expected: str) -> None:
