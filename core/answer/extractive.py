@@ -98,6 +98,9 @@ def answer_from_scored(
     best = max(x.score for x in usable)
     if may_refuse and best < min_score:
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
+    kind = superlative.unknown_kind(ev.question, counts, usable) if may_refuse else ""
+    if kind:  # "Which is the cheapest car?" of e-bike documents: no row of theirs answers it
+        return Draft(refusal, (), True, f"no passage of the store mentions “{kind}”", best)
     missing = missing_attribute(ev, usable, counts) if may_refuse else ""
     if missing:  # "What is the battery capacity of the ArmX2?": nothing about it says "capacity"
         why = f"no injected passage about the {' or the '.join(names(ev.question))} mentions “{missing}”"

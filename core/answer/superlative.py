@@ -23,10 +23,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.answer.absent import FRAMING
 from core.answer.citations import cite
 from core.answer.difference import Quantity, sole_quantity
 from core.answer.evidence import Scored
-from core.query.entities import question_entities
+from core.answer.refusal import WordCounts
+from core.query.entities import entities, question_entities
+from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
 
 # a superlative adjective → (its direction, the attribute it names on its own, "" for none: the
@@ -111,6 +114,39 @@ def asked(question: str) -> Asked | None:
     if not words:
         return None
     return Asked(word[:1].upper() + word[1:], direction, words, named)
+
+
+def unknown_kind(question: str, counts: WordCounts | None, usable: Sequence[Scored]) -> str:
+    """When a superlative line would be written, the word naming what the question compares that no
+    passage of the store holds, or no usable unit about a model (with its headings) holds ("car" of
+    "Which is the cheapest car?" asked of e-bike documents), as written; "" when the evidence holds
+    every such word, when no line would be written, or when the counts are unknown. Such a question
+    is about other things than the documents: a table row of the store's own models would answer it
+    with a confident, wrong line."""
+    ask = asked(question)
+    if ask is None or counts is None or answer(question, usable) is None:  # no line to write
+        return ""
+    kind = (
+        content_words(question)
+        - ask.attribute
+        - content_words(ask.word)
+        - _QUESTION_WORDS
+        - FRAMING
+        - ATTRIBUTE_OF.keys()
+    )
+    # …in a unit about one of the store's models ("City E-Bike" in the Stride 3's headings), not a
+    # word in passing ("carry it inside the car" in a maintenance tip)
+    about = [x for x in usable if x.scope or entities(x.text)]
+    held = STEMMER.stem_set(set().union(*(content_words(" ".join((*x.unit.path, x.text))) for x in about)))
+    unknown = sorted(
+        w
+        for w in kind
+        if not any(c.isdigit() for c in w) and (not counts[1].get(w) or not STEMMER.stem_set([w]) <= held)
+    )
+    if not unknown:
+        return ""
+    written = re.search(rf"\b{re.escape(unknown[0])}\b", question, re.I)
+    return written.group() if written else unknown[0]
 
 
 def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...]] | None:

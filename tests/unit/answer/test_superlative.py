@@ -148,3 +148,22 @@ def test_a_superlative_line_is_checked_against_the_row_the_answer_quotes() -> No
     # a line the answerer did not write (no bold label) is read as any sentence
     assert verify("- Lowest latency: Game mode (60 ms) (a.md).", [row]) is None
     assert verify("- Weight: 1.9 kg (a.md).", [row]) is None
+
+
+def test_a_superlative_about_things_the_documents_do_not_cover_is_refused(scorer: SentenceScorer) -> None:
+    """ "Which is the cheapest car?" asked of drone documents would get the drones' price row and a
+    confident "Cheapest" line: the word naming what is compared ("car") must be the store's and held
+    by the evidence about its models, not only in passing ("carry it inside the car")."""
+    tip = "# Transport tips\n\nCarry the batteries inside the car, never in the boot."
+    e = [entry("drones/lineup.md", LINEUP), entry("tips.md", tip)]
+    n = 40
+    counts = (n, {"cheapest": 0, "car": 0, "drone": 12, "model": 9})
+    draft = extractive_answer("Which is the cheapest car?", e, scorer, REFUSAL, 0.1, counts=counts)
+    assert draft.refused and draft.reason == "no passage of the store mentions “car”"
+    in_passing = (n, counts[1] | {"car": 1})  # the store holds it, only in a tip about no model
+    assert extractive_answer("Which is the cheapest car?", e, scorer, REFUSAL, 0.1, counts=in_passing).refused
+    for q in ("Which is the cheapest drone?", "Which is the cheapest model?"):  # the documents' own
+        kept = extractive_answer(q, e, scorer, REFUSAL, 0.1, counts=counts)
+        assert "**Cheapest**: Kestrel K5 ($899)" in kept.text, (q, kept.text)
+    # without the store's counts, or for a named model, the rule does not apply
+    assert not extractive_answer("Which is the cheapest car?", e, scorer, REFUSAL, 0.1).refused
