@@ -123,7 +123,10 @@ class Pipeline:
         """The candidates in the configured retrieval mode: the top k, or, for unit packing, the
         wider pack_candidates (the blind baseline always takes the top k). A question naming a
         model ("the Stride 30") looks twice as deep: for each chunk of the top k about only a sibling
-        ("Stride 3"), the next chunk standing under the asked model joins them (focus.with_asked_pages)."""
+        ("Stride 3"), the next chunk standing under the asked model joins them (focus.with_asked_pages).
+        A question asking which one holds the most or least of an attribute, naming none, gets the
+        best chunk a lexical search for the attribute finds holding a table row on it, when no
+        candidate holds one (focus.with_table_row)."""
         s, retriever = self.settings, self.resources.retriever
         if baseline:
             return retriever.search(query, s.top_k, s.retrieval_mode, s.rrf_k)

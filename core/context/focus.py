@@ -62,10 +62,10 @@ def with_table_row(
     one's value stands in that row, and the question's own words ("heaviest", "bike") need not meet
     the table (about_asked_first walks it first). search: a lexical search of a few words."""
     ask = superlative.asked(question)
-    topic = _extreme_of(question)
-    if ask is None or topic is None or question_entities(question):
+    if ask is None or question_entities(question):
         return list(candidates)
-    if any(_own_field(c, set(), topic, True) for c in candidates):
+    topic = STEMMER.stem_set(ask.attribute)
+    if not topic or any(_own_field(c, set(), topic, True) for c in candidates):
         return list(candidates)
     have = {c.chunk.id for c in candidates}
     row = next(
@@ -81,7 +81,9 @@ def _extreme_of(question: str) -> frozenset[str] | None:
     attribute's words ("weight" for "the heaviest bike", "battery" for "the biggest battery"): the
     words a table row's key must hold; None for any other question."""
     ask = superlative.asked(question)
-    return STEMMER.stem_set(ask.attribute) or None if ask is not None else None
+    if ask is None:
+        return None
+    return STEMMER.stem_set(ask.attribute) or None
 
 
 def _topic(question: str, framing: frozenset[str] = frozenset()) -> frozenset[str]:
