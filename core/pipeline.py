@@ -22,7 +22,7 @@ from core.answer.llm import draft_from_reply, llm_answer, make_backend
 from core.answer.related import related_answer
 from core.config import Settings
 from core.context.budget import Context
-from core.context.focus import with_asked_pages, with_table_row
+from core.context.focus import with_asked_pages
 from core.errors import BackendError, ContextLensError
 from core.prompt.assemble import Prompt
 from core.prompt.build import BuiltPrompt, PromptBuilder
@@ -123,25 +123,13 @@ class Pipeline:
         """The candidates in the configured retrieval mode: the top k, or, for unit packing, the
         wider pack_candidates (the blind baseline always takes the top k). A question naming a
         model ("the Stride 30") looks twice as deep: for each chunk of the top k about only a sibling
-        ("Stride 3"), the next chunk standing under the asked model joins them (focus.with_asked_pages).
-        A question asking which one holds the most or least of an attribute, naming none, gets the
-        best chunk a lexical search for the attribute finds holding a table row on it, when no
-        candidate holds one (focus.with_table_row)."""
-        s, retriever = self.settings, self.resources.retriever
-        if baseline:
-            return retriever.search(query, s.top_k, s.retrieval_mode, s.rrf_k)
-        k = s.top_k if s.packing != "units" else max(s.top_k, s.pack_candidates)
-        if s.packing == "units" or not question_entities(query):
-            found = retriever.search(query, k, s.retrieval_mode, s.rrf_k)
-        else:
-            found = with_asked_pages(retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k), query, k)
-
-        def attribute(words: str) -> list[Candidate]:  # scored against the question, not the words
-            return retriever.search(
-                words, max(s.top_k, s.pack_candidates), "lexical", query_vector=retriever.embed_query(query)
-            )
-
-        return with_table_row(found, query, attribute)
+        ("Stride 3"), the next chunk standing under the asked model joins them (focus.with_asked_pages)."""
+        s = self.settings
+        k = s.top_k if baseline or s.packing != "units" else max(s.top_k, s.pack_candidates)
+        if baseline or s.packing == "units" or not question_entities(query):
+            return self.resources.retriever.search(query, k, s.retrieval_mode, s.rrf_k)
+        wider = self.resources.retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k)
+        return with_asked_pages(wider, query, k)
 
     def build_and_decide(
         self, q: QueryStep, found: RetrievalStep, history: Sequence[Turn], baseline: bool

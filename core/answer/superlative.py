@@ -59,7 +59,7 @@ _SUPERLATIVE = re.compile(
     re.I,
 )
 _ONE = re.compile(
-    rf"\b(?:{'|'.join(_ADJECTIVES)}|(?<!\bat )(?:most|least)\s+[a-z]+)\b", re.I
+    rf"\b(?:{'|'.join(_ADJECTIVES)}|(?:most|least)\s+(?:{'|'.join(_MOST_OF)}))\b", re.I
 )  # (to count them)
 # the superlative is what the question asks: "Which … longest …?", "What is the cheapest …?" (not
 # "What is the battery life of the lightest model?", "How much does the lightest model cost?")
@@ -67,6 +67,7 @@ _ASKS = re.compile(
     r"^\W*(?:which\b|what(?:'s|\s+(?:is|are))\s+the\s+(?:(?:most|least)\s+[a-z]+|[a-z]+est)\b)", re.I
 )
 _LINKING = frozenset("is are was were be".split())  # "Which drone is fastest?"
+_WHICH = re.compile(r"^\W*which\s+([a-z][\w-]*)", re.I)
 _QUESTION_WORDS = frozenset("model models one ones version versions product products is are has have".split())
 # words a row's key may hold beside the attribute's ("Battery capacity" for "the biggest battery",
 # "Top speed" for "the fastest")
@@ -101,12 +102,8 @@ def asked(question: str) -> Asked | None:
         what = m.group("what").lower()
         word, own = f"{m.group('most').lower()} {what}", _MOST_OF[what]
         direction = _direction_of(word)
-    else:  # "the most torque", "the least noise": the word names the attribute itself
-        what = m.group("what").lower()
-        if what not in content_words(what):
-            return None
-        word, own = f"{m.group('most').lower()} {what}", what
-        direction = "max" if m.group("most").lower() == "most" else "min"
+    else:
+        return None
     # the noun after it, but for a name ("the cheapest Stride") and words that only say "which one"
     noun = [w for w in (m.group("noun") or "").split() if w[:1].islower() and w not in _QUESTION_WORDS]
     named = frozenset(content_words(" ".join(noun)))
@@ -118,25 +115,30 @@ def asked(question: str) -> Asked | None:
 
 def unknown_kind(question: str, counts: WordCounts | None, usable: Sequence[Scored]) -> str:
     """When a superlative line would be written, the word naming what the question compares that no
-    passage of the store holds, or no usable unit about a model (with its headings) holds ("car" of
+    passage of the store holds, or no usable unit about a model or of the table's document holds ("car" of
     "Which is the cheapest car?" asked of e-bike documents), as written; "" when the evidence holds
     every such word, when no line would be written, or when the counts are unknown. Such a question
     is about other things than the documents: a table row of the store's own models would answer it
     with a confident, wrong line."""
     ask = asked(question)
-    if ask is None or counts is None or answer(question, usable) is None:  # no line to write
+    line = answer(question, usable) if ask is not None and counts is not None else None
+    if ask is None or counts is None or line is None:  # no line to write
         return ""
+    # the noun after the superlative ("the cheapest car") and the one after "Which" ("Which laptop
+    # has …"), not the question's other words ("What is the heaviest parcel you can send?")
+    which = _WHICH.match(question)
     kind = (
-        content_words(question)
+        (ask.noun | content_words(which.group(1) if which else ""))
         - ask.attribute
         - content_words(ask.word)
         - _QUESTION_WORDS
         - FRAMING
         - ATTRIBUTE_OF.keys()
     )
-    # …in a unit about one of the store's models ("City E-Bike" in the Stride 3's headings), not a
-    # word in passing ("carry it inside the car" in a maintenance tip)
-    about = [x for x in usable if x.scope or entities(x.text)]
+    # …in a unit about one of the store's models ("City E-Bike" in the Stride 3's headings) or of the
+    # table's own document ("parcels" beside a shipping table), not a word in passing elsewhere
+    # ("carry it inside the car" in a maintenance tip)
+    about = [x for x in usable if x.scope or entities(x.text) or x.label in line[1]]
     held = STEMMER.stem_set(set().union(*(content_words(" ".join((*x.unit.path, x.text))) for x in about)))
     unknown = sorted(
         w

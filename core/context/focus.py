@@ -12,7 +12,7 @@ ranking, recorded in the ledger's order."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from core.answer import superlative
 from core.answer.absent import FRAMING
@@ -51,39 +51,6 @@ def with_asked_pages(wider: Sequence[Candidate], question: str, k: int) -> list[
     topic = _topic(question)
     away = sum(1 for c in top if _elsewhere(c, wanted, topic))
     return top + [c for c in wider[k:] if matches(wanted, chunk_scope(c))][:away]
-
-
-def with_table_row(
-    candidates: Sequence[Candidate], question: str, search: Callable[[str], Sequence[Candidate]]
-) -> list[Candidate]:
-    """The candidates, and for a question asking which one holds the most or least of an attribute
-    and naming none ("Which is the heaviest bike?"), the best chunk a search for the attribute's
-    words ("weight") finds that holds a table row keyed on it, when no candidate holds one: every
-    one's value stands in that row, and the question's own words ("heaviest", "bike") need not meet
-    the table (about_asked_first walks it first). search: a lexical search of a few words."""
-    ask = superlative.asked(question)
-    if ask is None or question_entities(question):
-        return list(candidates)
-    topic = STEMMER.stem_set(ask.attribute)
-    if not topic or any(_own_field(c, set(), topic, True) for c in candidates):
-        return list(candidates)
-    have = {c.chunk.id for c in candidates}
-    row = next(
-        (c for c in search(" ".join(sorted(ask.attribute | ask.noun))) if c.chunk.id not in have
-         and _own_field(c, set(), topic, True)),
-        None,
-    )  # fmt: skip
-    return [*candidates, row] if row is not None else list(candidates)
-
-
-def _extreme_of(question: str) -> frozenset[str] | None:
-    """For a question asking which one holds the most or least of an attribute, the stems of the
-    attribute's words ("weight" for "the heaviest bike", "battery" for "the biggest battery"): the
-    words a table row's key must hold; None for any other question."""
-    ask = superlative.asked(question)
-    if ask is None:
-        return None
-    return STEMMER.stem_set(ask.attribute) or None
 
 
 def _topic(question: str, framing: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -142,9 +109,7 @@ def about_asked_first(
     if not wanted and not asked:
         return list(candidates)
     topic = _topic(question)
-    extreme = _extreme_of(question) if asked and not wanted else None
-    rows_only = extreme is not None  # a table's row on the asked attribute, not one model's list
-    asked = extreme or asked
+    rows_only = bool(asked) and not wanted and superlative.asked(question) is not None
     aliases = _aliases(question) if fields else {}
     group = [
         2

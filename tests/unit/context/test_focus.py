@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.context.focus import about_asked_first, continuations_follow, with_table_row
+from core.context.focus import about_asked_first, continuations_follow
 from core.types import Candidate, Chunk
 
 
@@ -161,29 +161,3 @@ def test_a_field_key_meets_a_question_word_or_the_attribute_it_asks_for() -> Non
     question = "What colour options does the Halo H5 come in?"
     assert about_asked_first([intro, colours], question, fields=True) == [colours, intro]
     assert about_asked_first([intro, price], "How much does the Halo H5 cost?", fields=True) == [price, intro]
-
-
-def test_a_superlative_naming_none_brings_a_table_row_on_its_attribute() -> None:
-    """ "Which is the heaviest bike?" meets no table by its own words: a search for the attribute's
-    words ("weight") brings the first chunk holding a table row keyed on it, when no candidate holds
-    one; the evidence order walks it first. Any other question, one naming a model, or a candidate
-    holding such a row already, leaves the candidates as they are."""
-    spec = cand("s", "- Weight: 22.4 kg", "s3.md", path="Stride 3 › Key specifications")
-    header = "| Spec | Stride 3 | Stride 30 |"
-    table = cand("t", f"{header}\n| Weight | 22.4 kg | 24.9 kg |", "cmp.md", path="Comparison table")
-    other = cand("b", f"{header}\n| Battery capacity | 418 Wh | 625 Wh |", "cmp.md", index=2)
-    searched: list[str] = []
-
-    def search(words: str) -> list[Candidate]:
-        searched.append(words)
-        return [spec, other, table]
-
-    found = with_table_row([spec], "Which is the heaviest bike?", search)
-    assert found == [spec, table] and searched == ["bike weight"]
-    assert about_asked_first(found, "Which is the heaviest bike?", fields=True) == [table, spec]
-    # the attribute is the noun's when the adjective names none ("the biggest battery")
-    assert with_table_row([spec], "Which bike has the biggest battery?", search) == [spec, other]
-    assert with_table_row([table], "Which is the heaviest bike?", search) == [table]  # held already
-    assert with_table_row([spec], "How heavy is the Stride 3?", search) == [spec]
-    assert with_table_row([spec], "Which is the heaviest Stride 30 frame?", search) == [spec]  # names one
-    assert with_table_row([spec], "Which bike has the longest warranty?", search) == [spec]  # no such row
