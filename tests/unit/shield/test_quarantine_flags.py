@@ -16,9 +16,7 @@ def test_ingest_records_the_chunk_and_page_flags() -> None:
     meta = ingest_metadata(page, CLEAN)
     assert meta[VERSION_KEY] == VERSION and meta["shield_own"] == "" and "speaks to the model" in page
     assert chunk_flags(Chunk("c", CLEAN, "k.md", meta)) == ("is on a page that speaks to the model",)
-    assert chunk_flags(Chunk("h", HOSTILE, "k.md", ingest_metadata(page, HOSTILE))) == (
-        "speaks to the model",
-    )
+    assert chunk_flags(Chunk("h", HOSTILE, "k.md", ingest_metadata(page, HOSTILE))) == ("speaks to the model",)
 
 
 def test_the_record_is_read_back_only_for_this_detector_version() -> None:
@@ -26,9 +24,7 @@ def test_the_record_is_read_back_only_for_this_detector_version() -> None:
     assert chunk_flags(Chunk("h", HOSTILE, "k.md", recorded)) == ()  # trusted, not recomputed
     stale = {VERSION_KEY: VERSION - 1, "shield_own": ""}
     assert chunk_flags(Chunk("h", HOSTILE, "k.md", stale)) == ("speaks to the model",)
-    assert chunk_flags(Chunk("h", HOSTILE, "k.md", {})) == (
-        "speaks to the model",
-    )  # indexed before the shield
+    assert chunk_flags(Chunk("h", HOSTILE, "k.md", {})) == ("speaks to the model",)  # indexed before the shield
 
 
 def test_the_answer_footer_names_who_refused() -> None:
@@ -44,13 +40,7 @@ def test_the_ledger_shows_the_shield_reason_next_to_the_fate() -> None:
     from ui.inspector import fate_after_source, ledger_table
 
     rows = [
-        {
-            "source": "a.md",
-            "chunk_id": "a1",
-            "fate": "kept",
-            "flags": ["speaks to the model"],
-            "suspicious": True,
-        },
+        {"source": "a.md", "chunk_id": "a1", "fate": "kept", "flags": ["speaks to the model"], "suspicious": True},
         {"source": "b.md", "chunk_id": "b1", "fate": "kept"},
     ]
     table = fate_after_source(ledger_table(rows))
