@@ -98,15 +98,17 @@ def answer_from_scored(
     best = max(x.score for x in usable)
     if may_refuse and best < min_score:
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
-    kind = superlative.unknown_kind(ev.question, counts, usable) if may_refuse else ""
-    if kind:  # "Which is the cheapest car?" of e-bike documents: no row of theirs answers it
-        return Draft(refusal, (), True, f"no passage of the store mentions “{kind}”", best)
+    # "Which model has the longest range?": the table row and the one holding the extreme
+    top = superlative.answer(ev.question, usable) if ev.query_type in ("factual", "comparison") else None
+    other = superlative.unknown_kind(ev.question, counts, usable, top) if may_refuse and top else ""
+    if other:  # "Which is the cheapest car?" of e-bike documents: no row of theirs answers it
+        return Draft(refusal, (), True, other, best)
     missing = missing_attribute(ev, usable, counts) if may_refuse else ""
     if missing:  # "What is the battery capacity of the ArmX2?": nothing about it says "capacity"
         why = f"no injected passage about the {' or the '.join(names(ev.question))} mentions “{missing}”"
         return Draft(refusal, (), True, why, best)
     floor = min_score if may_refuse else 0.0
-    text, labels = _by_type(ev, usable, floor)
+    text, labels = top or _by_type(ev, usable, floor)
     return Draft(text, labels, False, "", best)
 
 
@@ -124,10 +126,6 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
     # a how-to by an action verb alone whose best unit is a field ("What replacement filter does
     # the K7 take?", a spec row) asks for that fact: answered as factual, not with steps
     best = max(usable, key=lambda x: x.score)
-    if ev.query_type in ("factual", "comparison"):  # "Which model has the longest range?"
-        top = superlative.answer(ev.question, usable)
-        if top is not None:
-            return top
     if ev.query_type == "procedural" and (asks_how_to(ev.question) or not compose.is_field(best.unit)):
         steps = compose.procedure(usable, ev.question)
         if steps is not None:

@@ -113,16 +113,17 @@ def asked(question: str) -> Asked | None:
     return Asked(word[:1].upper() + word[1:], direction, words, named)
 
 
-def unknown_kind(question: str, counts: WordCounts | None, usable: Sequence[Scored]) -> str:
-    """When a superlative line would be written, the word naming what the question compares that no
-    passage of the store holds, or no usable unit about a model or of the table's document holds ("car" of
-    "Which is the cheapest car?" asked of e-bike documents), as written; "" when the evidence holds
-    every such word, when no line would be written, or when the counts are unknown. Such a question
-    is about other things than the documents: a table row of the store's own models would answer it
-    with a confident, wrong line."""
+def unknown_kind(
+    question: str, counts: WordCounts | None, usable: Sequence[Scored], line: tuple[str, tuple[str, ...]]
+) -> str:
+    """For the superlative line answer() wrote, why it is refused when a word naming what the question
+    compares is held by no passage of the store, or by no usable unit about a model or of the
+    table's document ("car" of "Which is the cheapest car?" asked of e-bike documents); "" when the
+    evidence holds every such word or when the counts are unknown. Such a question is about other
+    things than the documents: the table row of the store's own models would answer it with a
+    confident, wrong line."""
     ask = asked(question)
-    line = answer(question, usable) if ask is not None and counts is not None else None
-    if ask is None or counts is None or line is None:  # no line to write
+    if ask is None or counts is None:
         return ""
     # the noun after the superlative ("the cheapest car") and the one after "Which" ("Which laptop
     # has …"), not the question's other words ("What is the heaviest parcel you can send?")
@@ -148,7 +149,10 @@ def unknown_kind(question: str, counts: WordCounts | None, usable: Sequence[Scor
     if not unknown:
         return ""
     written = re.search(rf"\b{re.escape(unknown[0])}\b", question, re.I)
-    return written.group() if written else unknown[0]
+    word = written.group() if written else unknown[0]
+    if counts[1].get(unknown[0]):  # the store says it, in passing ("carry it inside the car")
+        return f"the evidence about the compared ones never mentions “{word}”"
+    return f"no passage of the store mentions “{word}”"
 
 
 def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...]] | None:
