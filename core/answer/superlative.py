@@ -12,7 +12,15 @@ model") and it names a direction ("longest", "cheapest", "most expensive", "leas
 → price, else the noun after it, "longest *range*"), the best table row whose key names that
 attribute gives every column one quantity of one kind (core/answer/
 difference.py: same unit or currency, rate and qualifier; no range, no bare number) and the extreme
-value is held by one column only. The grounding check (core/answer/grounding.py) reads the line back
+value is held by one column only. A table with one row per compared thing ("| Battery | Weight |
+Price |", a row per battery) gives the attribute as a column: its rows, all injected whole, are read
+the same way and quoted as one line ("Weight — B20: 0.3 kg; B40: 0.55 kg").
+
+What the question compares ("the heaviest *battery*", "Which *drill* …") chooses the table: one whose
+heading or first header cell names it, or whose compared names all do, before one that says nothing
+of it; never a table where only some names do ("Drill stand DS-1" beside "Wall rack WR-3" for "the
+lightest drill"), and none that says nothing of it when another table's names do ("Carry case CC-2"
+for "the cheapest carry case": the drills' price row does not answer it). The grounding check (core/answer/grounding.py) reads the line back
 (verify): the named one's value stands in the quoted row, and it is the extreme of that row's values.
 Plain English words only, no corpus's vocabulary.
 """
@@ -28,6 +36,7 @@ from core.answer.citations import cite
 from core.answer.difference import Quantity, sole_quantity
 from core.answer.evidence import Scored
 from core.answer.refusal import WordCounts
+from core.context.units import Unit
 from core.query.entities import entities, question_entities
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
@@ -125,17 +134,7 @@ def unknown_kind(
     ask = asked(question)
     if ask is None or counts is None:
         return ""
-    # the noun after the superlative ("the cheapest car") and the one after "Which" ("Which laptop
-    # has …"), not the question's other words ("What is the heaviest parcel you can send?")
-    which = _WHICH.match(question)
-    kind = (
-        (ask.noun | content_words(which.group(1) if which else ""))
-        - ask.attribute
-        - content_words(ask.word)
-        - _QUESTION_WORDS
-        - FRAMING
-        - ATTRIBUTE_OF.keys()
-    )
+    kind = _compared(question, ask)
     # …in a unit about one of the store's models ("City E-Bike" in the Stride 3's headings) or of the
     # table's own document ("parcels" beside a shipping table), not a word in passing elsewhere
     # ("carry it inside the car" in a maintenance tip)
@@ -156,26 +155,118 @@ def unknown_kind(
 
 
 def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...]] | None:
-    """The table row holding the asked attribute's values and the one with the extreme value, as
-    two bullets, or None (no superlative asked, no such row, values of different kinds, a tie)."""
+    """The table row (or column) holding the asked attribute's values and the one with the extreme
+    value, as two bullets, or None (no superlative asked, no such row, values of different kinds, a
+    tie)."""
     ask = asked(question)
     if ask is None or question_entities(question):  # "Is the Stride 3 the lightest?" is about one
         return None
     also = frozenset(content_words(question))  # a key may name what the question names ("Drone weight")
-    rows = sorted((x for x in usable if x.unit.kind == "row" and _keyed(x.unit.cells[:1], ask.attribute, also)),
-                  key=lambda x: -x.score)  # fmt: skip
+    every = _series(usable)
     # the noun names another row's attribute ("the fastest charging time": a time, not the speed row)
-    if not rows or (ask.noun and any(x.unit.kind == "row" and _keyed(x.unit.cells[:1], ask.noun) for x in usable)
-                    and ask.noun != ask.attribute):  # fmt: skip
+    if ask.noun and ask.noun != ask.attribute and any(_keyed([x.key], ask.noun) for x in every):
         return None
-    x = rows[0]  # the best row on it: unusable, no line (no falling through to another row)
-    cells = [c.strip() for c in x.unit.cells[1:]]
-    values = [(name, cell, sole_quantity(cell)) for name, cell in zip(x.unit.header[1:], cells, strict=False)]
+    keyed = [x for x in every if _keyed([x.key], ask.attribute, also)]
+    kind = STEMMER.stem_set(_compared(question, ask))
+    named = bool(kind) and any(kind <= _stems(n) for x in keyed for n in x.names)
+    fits = [(f, x) for x in keyed if (f := _fit(x, kind, named))]
+    if not fits:
+        return None
+    x = max(fits, key=lambda fx: (fx[0], fx[1].score))[1]  # the best on it: unusable, no line
+    values = [(name, cell, sole_quantity(cell)) for name, cell in zip(x.names, x.cells, strict=True)]
     best = _extreme([(n, c, q) for n, c, q in values if q is not None], ask.direction)
     if len(values) < 2 or any(q is None for *_, q in values) or best is None:
         return None
-    row = x.unit.row_text()
-    return f"- {cite(row, x.label)}\n- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}", (x.label,)
+    return f"- {cite(x.quote, x.label)}\n- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}", (
+        x.label,
+    )
+
+
+@dataclass(frozen=True)
+class _Series:
+    """One attribute's values across the compared ones, as a table row or column gives them."""
+
+    key: str  # the attribute as the table names it: a row's first cell, a column's header
+    names: tuple[str, ...]  # the compared ones
+    cells: tuple[str, ...]  # their values, as written
+    quote: str  # "key — name: value; …"
+    label: str
+    score: float
+    about: str  # what the table says the compared ones are: its headings (and a column's first header)
+
+
+def _series(usable: Sequence[Scored]) -> list[_Series]:
+    """Every row of a comparison table (a column per compared one) and every column of a table
+    with a row per compared one whose rows were all injected (its chunk whole, the table begun and
+    ended in it)."""
+    out: list[_Series] = []
+    tables: dict[tuple[str, int, tuple[str, ...], tuple[int, ...]], list[Scored]] = {}
+    for x in usable:
+        if x.unit.kind != "row":
+            continue
+        u = x.unit
+        pairs = list(zip(u.header[1:], (c.strip() for c in u.cells[1:]), strict=False))
+        out.append(
+            _Series(u.cells[0] if u.cells else "", tuple(n for n, _ in pairs), tuple(c for _, c in pairs),
+                    u.row_text(), x.label, x.score, " ".join(u.path))
+        )  # fmt: skip
+        if not x.condensed:
+            tables.setdefault((x.label, u.block, u.header, u.heads), []).append(x)
+    places = {(x.label, x.place) for x in usable}
+    for rows in tables.values():
+        rows.sort(key=lambda x: x.place)
+        first, label = rows[0].unit, rows[0].label
+        if len(rows) < 2 or rows[-1].place - rows[0].place != len(rows) - 1:
+            continue
+        # the whole table: it starts and ends in its chunk (a long table goes on in the next chunk,
+        # under its header row again), so a passage or its heading stands before it and one after
+        starts = (label, rows[0].place - 1) in places or len(first.heads) > 1
+        if not starts or (label, rows[-1].place + 1) not in places:
+            continue
+        names = tuple(x.unit.cells[0].strip() for x in rows)
+        for j in range(1, len(first.header)):
+            cells = tuple(x.unit.cells[j].strip() if j < len(x.unit.cells) else "" for x in rows)
+            quote = f"{first.header[j]} — " + "; ".join(
+                f"{n}: {c}" for n, c in zip(names, cells, strict=True)
+            )
+            about = " ".join((*first.path, first.header[0]))
+            out.append(
+                _Series(
+                    first.header[j], names, cells, quote, rows[0].label, max(x.score for x in rows), about
+                )
+            )
+    return out
+
+
+def _fit(x: _Series, kind: frozenset[str], named: bool) -> int:
+    """How well what x compares is what the question compares (kind: its stems): 2 said so (the
+    table's headings, or every name), 1 not said (allowed only when no table's names say it),
+    0 only some of x's names say it."""
+    if not kind:
+        return 2
+    says = [kind <= _stems(n) for n in x.names]
+    if all(says) or kind <= _stems(x.about):
+        return 2
+    return 0 if any(says) or named else 1
+
+
+def _stems(text: str) -> frozenset[str]:
+    return STEMMER.stem_set(content_words(text))
+
+
+def _compared(question: str, ask: Asked) -> set[str]:
+    """The words naming what the question compares: the noun after the superlative ("the cheapest
+    car") and the one after "Which" ("Which laptop has …"), not the question's other words ("What
+    is the heaviest parcel you can send?"), nor the attribute, nor words that only say "which one"."""
+    which = _WHICH.match(question)
+    return (
+        (ask.noun | content_words(which.group(1) if which else ""))
+        - ask.attribute
+        - content_words(ask.word)
+        - _QUESTION_WORDS
+        - FRAMING
+        - ATTRIBUTE_OF.keys()
+    )
 
 
 def _keyed(key: Sequence[str], attribute: frozenset[str], also: frozenset[str] = frozenset()) -> bool:
@@ -232,6 +323,21 @@ def verify(raw: str, answer: Sequence[str]) -> bool | None:
             return False
         return _extreme([(n, v, q) for n, v, q in quantities if q is not None], direction) == (name, value)
     return False
+
+
+def quotes_column(sentence: str, rows: Sequence[Unit]) -> bool:
+    """The sentence, read without its citation, quotes a table's column as answer() writes it ("Weight
+    — B20: 0.3 kg; B40: 0.55 kg"): each name's row among rows holds the value under that header."""
+    key, _, rest = sentence.partition(" — ")
+    pairs = [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
+    held = {
+        (u.cells[0].strip(), u.cells[j].strip())
+        for u in rows
+        if u.kind == "row" and u.cells
+        for j in range(1, min(len(u.cells), len(u.header)))
+        if u.header[j] == key.strip()
+    }
+    return len(pairs) >= 2 and all(p in held for p in pairs)
 
 
 def _direction_of(word: str) -> str:

@@ -158,3 +158,70 @@ def test_a_superlative_about_things_the_documents_do_not_cover_is_refused(scorer
         assert "**Cheapest**: Kestrel K5 ($899)" in kept.text, (q, kept.text)
     # without the store's counts, or for a named model, the rule does not apply
     assert not extractive_answer("Which is the cheapest car?", e, scorer, REFUSAL, 0.1).refused
+
+
+SHOP = """# Talon accessories
+
+## Workshop accessories
+
+| Spec | Drill stand DS-1 | Carry case CC-2 | Wall rack WR-3 |
+|---|---|---|---|
+| Weight | 3.2 kg | 1.1 kg | 0.6 kg |
+| Price | $59 | $29 | $19 |
+
+## Batteries
+
+| Battery | Capacity | Weight | Price |
+|---|---|---|---|
+| B20 | 2.0 Ah | 0.3 kg | $39 |
+| B40 | 4.0 Ah | 0.55 kg | $69 |
+| B60 | 6.0 Ah | 0.75 kg | $99 |
+
+B20 fits the D12 only."""
+DRILLS = """# Talon drill comparison
+
+| Spec | Talon D12 | Talon D18 | Talon D24 |
+|---|---|---|---|
+| Weight (with battery) | 1.1 kg | 1.45 kg | 2.1 kg |
+| Price (tool only) | $89 | $119 | $199 |"""
+
+
+def _bold(q: str, e: list, scorer: SentenceScorer) -> list[str]:  # noqa: ANN001
+    lines = extractive_answer(q, e, scorer, REFUSAL, 0.1).text.splitlines()
+    return lines if any("**" in x for x in lines) else []
+
+
+def test_a_table_with_a_row_per_compared_one_is_read_by_its_column(scorer: SentenceScorer) -> None:
+    """Found on a drill corpus: "Which battery is the heaviest?" named a drill (the drills' "Weight
+    (with battery)" row); the batteries' own table has a row per battery."""
+    e = [entry("products/accessories.md", SHOP), entry("products/comparison.md", DRILLS)]
+    q = "Which battery is the heaviest?"
+    assert _bold(q, e, scorer) == [
+        "- Weight — B20: 0.3 kg; B40: 0.55 kg; B60: 0.75 kg (products/accessories.md).",
+        "- **Heaviest**: B60 (0.75 kg) (products/accessories.md).",
+    ]
+    assert (
+        "**Cheapest**: B20 ($39)"
+        in extractive_answer("Which is the cheapest battery?", e, scorer, REFUSAL, 0.1).text
+    )
+    draft = extractive_answer(q, e, scorer, REFUSAL, 0.1)
+    grounding = check(draft.text, e, scorer, q)
+    assert grounding is not None and grounding.score == 1.0
+    assert grounding.sentences[0].best_match == "a table's column, row by row"
+    # a value the table does not give is not quoted from it
+    wrong = draft.text.replace("B40: 0.55 kg", "B40: 0.45 kg")
+    caught = check(wrong, e, scorer, q)
+    assert caught is not None and caught.sentences[0].best_match != "a table's column, row by row"
+
+
+def test_what_the_question_compares_chooses_the_table(scorer: SentenceScorer) -> None:
+    """Found on a drill corpus: "What is the lightest drill?" named the wall rack (an accessories
+    table, one of whose names says "Drill"), "What is the cheapest carry case?" too."""
+    e = [entry("products/accessories.md", SHOP), entry("products/comparison.md", DRILLS)]
+    assert "**Lightest**: Talon D12 (1.1 kg)" in "\n".join(_bold("What is the lightest drill?", e, scorer))
+    assert "**Cheapest**: Talon D12 ($89)" in "\n".join(_bold("Which is the cheapest drill?", e, scorer))
+    # only one of a table's names says it, and the drills' table says nothing of it: no line
+    assert _bold("What is the cheapest carry case?", e, scorer) == []
+    assert _bold("What is the cheapest drill stand?", e, scorer) == []
+    # a question that names no kind compares what the best table compares
+    assert "**Heaviest**" in "\n".join(_bold("Which model is the heaviest?", e, scorer))
