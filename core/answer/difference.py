@@ -99,6 +99,11 @@ def _quantity(m: re.Match[str], text: str) -> Quantity | None:
     )
 
 
+def quantities(text: str) -> list[Quantity]:
+    """Every quantity the text states ("18 V", "$150", "13 mm"), in order."""
+    return [q for m in _QUANTITY.finditer(text) if (q := _quantity(m, text)) is not None]
+
+
 def sole_quantity(text: str) -> Quantity | None:
     """The one quantity a text states, when it holds exactly one number and that number is a
     quantity (None for two numbers, a bare number, a negative or dot-grouped one)."""

@@ -122,13 +122,12 @@ def _check(
             shown, float(computed), "computed from the compared values", cites, computed, cited_ok, (),
             computed, uncited if computed else f"a computed {what} that the evidence does not give",
         )  # fmt: skip
-    if superlative.quotes_column(text, [x.unit for x in evidence if not x.conflict]):
-        return SentenceCheck(
-            shown, 1.0, "a table's column, row by row", cites, True, cited_ok, (), True, uncited
-        )
     support, best = _best_support(text, texts, scorer, shortlist)
     unit = evidence[best] if best is not None and best < len(evidence) else None  # a lead-in: no unit
     match = texts[best] if best is not None else ""
+    # a table's column, or part of a row, as a superlative quotes it: no one unit reads like it
+    if support < min_support and superlative.quotes_table(text, [x.unit for x in evidence if not x.conflict]):
+        support, unit, match = 1.0, None, "quoted from a table, cell by cell"
     about = sorted(
         conflicts(
             wanted, set(unit.scope) if unit else set(), entities(text), unit.around if unit else (), own=own

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from core.answer.absent import FRAMING
 from core.answer.citations import cite
-from core.answer.difference import Quantity, sole_quantity
+from core.answer.difference import Quantity, quantities, sole_quantity
 from core.answer.evidence import Scored
 from core.answer.refusal import WordCounts
 from core.context.units import Unit
@@ -76,7 +76,11 @@ _ASKS = re.compile(
     r"^\W*(?:which\b|what(?:'s|\s+(?:is|are))\s+the\s+(?:(?:most|least)\s+[a-z]+|[a-z]+est)\b)", re.I
 )
 _LINKING = frozenset("is are was were be".split())  # "Which drone is fastest?"
-_WHICH = re.compile(r"^\W*which\s+([a-z][\w-]*)", re.I)
+# the noun after "Which" ("Which laptop …", "Which of the 18 V drills …")
+_WHICH = re.compile(
+    r"^\W*which\s+(?:of\s+(?:the|these|those|our|your|its)\s+)?(?:\d[\d.,]*\s?[a-z]{0,4}\s+)?([a-z][\w-]*)",
+    re.I,
+)
 _QUESTION_WORDS = frozenset("model models one ones version versions product products is are has have".split())
 # words a row's key may hold beside the attribute's ("Battery capacity" for "the biggest battery",
 # "Top speed" for "the fastest")
@@ -173,13 +177,44 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     if not fits:
         return None
     x = max(fits, key=lambda fx: (fx[0], fx[1].score))[1]  # the best on it: unusable, no line
-    values = [(name, cell, sole_quantity(cell)) for name, cell in zip(x.names, x.cells, strict=True)]
+    qualified = _qualified(question, x, every)
+    if qualified is None:
+        return None
+    by, kept = qualified
+    values = [(n, c, sole_quantity(c)) for n, c in zip(x.names, x.cells, strict=True) if n in kept]
     best = _extreme([(n, c, q) for n, c, q in values if q is not None], ask.direction)
     if len(values) < 2 or any(q is None for *_, q in values) or best is None:
         return None
-    return f"- {cite(x.quote, x.label)}\n- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}", (
-        x.label,
+    quote = (
+        x.quote
+        if len(values) == len(x.names)
+        else f"{x.key} — " + "; ".join(f"{n}: {c}" for n, c, _ in values)
     )
+    lines = [*(f"- {cite(s.quote, s.label)}" for s in by), f"- {cite(quote, x.label)}"]
+    return "\n".join([*lines, f"- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}"]), (x.label,)
+
+
+def _qualified(question: str, x: _Series, every: Sequence[_Series]) -> tuple[list[_Series], set[str]] | None:
+    """The compared ones a quantity of the question leaves ("Which of the 18 V drills …": those whose
+    voltage row says 18 V) and the rows (or columns) of x's table that say so; None when a quantity
+    of the question is no value of that table (the qualifier cannot be read: a line over all of them
+    would answer another question)."""
+    kept, by = set(x.names), []
+    for q in quantities(question):
+        for s in every:
+            if s.table != x.table or s is x or s.names != x.names:
+                continue
+            holds = {
+                n for n, c in zip(s.names, s.cells, strict=True)
+                if (v := sole_quantity(c)) is not None and _kind(v) == _kind(q) and v.value == q.value
+            }  # fmt: skip
+            if holds:
+                kept &= holds
+                by.append(s)
+                break
+        else:
+            return None
+    return by, kept
 
 
 @dataclass(frozen=True)
@@ -193,6 +228,7 @@ class _Series:
     label: str
     score: float
     about: str  # what the table says the compared ones are: its headings (and a column's first header)
+    table: tuple[object, ...] = ()  # which table of the evidence it is from
 
 
 def _series(usable: Sequence[Scored]) -> list[_Series]:
@@ -206,14 +242,15 @@ def _series(usable: Sequence[Scored]) -> list[_Series]:
             continue
         u = x.unit
         pairs = list(zip(u.header[1:], (c.strip() for c in u.cells[1:]), strict=False))
+        table = (x.label, u.block, u.header, u.heads)
         out.append(
             _Series(u.cells[0] if u.cells else "", tuple(n for n, _ in pairs), tuple(c for _, c in pairs),
-                    u.row_text(), x.label, x.score, " ".join(u.path))
+                    u.row_text(), x.label, x.score, " ".join(u.path), table)
         )  # fmt: skip
         if not x.condensed:
-            tables.setdefault((x.label, u.block, u.header, u.heads), []).append(x)
+            tables.setdefault(table, []).append(x)
     places = {(x.label, x.place) for x in usable}
-    for rows in tables.values():
+    for table, rows in tables.items():
         rows.sort(key=lambda x: x.place)
         first, label = rows[0].unit, rows[0].label
         if len(rows) < 2 or rows[-1].place - rows[0].place != len(rows) - 1:
@@ -230,11 +267,8 @@ def _series(usable: Sequence[Scored]) -> list[_Series]:
                 f"{n}: {c}" for n, c in zip(names, cells, strict=True)
             )
             about = " ".join((*first.path, first.header[0]))
-            out.append(
-                _Series(
-                    first.header[j], names, cells, quote, rows[0].label, max(x.score for x in rows), about
-                )
-            )
+            score = max(x.score for x in rows)
+            out.append(_Series(first.header[j], names, cells, quote, label, score, about, ("column", *table)))
     return out
 
 
@@ -325,19 +359,21 @@ def verify(raw: str, answer: Sequence[str]) -> bool | None:
     return False
 
 
-def quotes_column(sentence: str, rows: Sequence[Unit]) -> bool:
-    """The sentence, read without its citation, quotes a table's column as answer() writes it ("Weight
-    — B20: 0.3 kg; B40: 0.55 kg"): each name's row among rows holds the value under that header."""
+def quotes_table(sentence: str, rows: Sequence[Unit]) -> bool:
+    """The sentence, read without its citation, quotes a table as answer() writes it, "key — name:
+    value; …": a row's key and its cells under their column headers ("Weight — Talon D18: 1.45 kg;
+    Talon D24: 2.1 kg", some of them), or a column's header and its cells beside each row's name
+    ("Weight — B20: 0.3 kg; B40: 0.55 kg"); each value is the one rows give."""
     key, _, rest = sentence.partition(" — ")
     pairs = [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
-    held = {
-        (u.cells[0].strip(), u.cells[j].strip())
-        for u in rows
-        if u.kind == "row" and u.cells
-        for j in range(1, min(len(u.cells), len(u.header)))
-        if u.header[j] == key.strip()
-    }
-    return len(pairs) >= 2 and all(p in held for p in pairs)
+    held: set[tuple[str, str, str]] = set()
+    for u in rows:
+        if u.kind != "row" or not u.cells:
+            continue
+        for j in range(1, min(len(u.cells), len(u.header))):
+            name, head, cell = u.cells[0].strip(), u.header[j].strip(), u.cells[j].strip()
+            held |= {(name, head, cell), (head, name, cell)}
+    return len(pairs) >= 1 and all((key.strip(), n, v) in held for n, v in pairs)
 
 
 def _direction_of(word: str) -> str:

@@ -6,7 +6,8 @@ import pytest
 
 from core.answer.extractive import extractive_answer
 from core.answer.grounding import check
-from core.answer.superlative import asked, verify
+from core.answer.superlative import asked, quotes_table, verify
+from core.context.units import parse
 from core.scoring import SentenceScorer
 from tests.unit.answer.test_extractive import REFUSAL, entry
 
@@ -207,11 +208,16 @@ def test_a_table_with_a_row_per_compared_one_is_read_by_its_column(scorer: Sente
     draft = extractive_answer(q, e, scorer, REFUSAL, 0.1)
     grounding = check(draft.text, e, scorer, q)
     assert grounding is not None and grounding.score == 1.0
-    assert grounding.sentences[0].best_match == "a table's column, row by row"
-    # a value the table does not give is not quoted from it
+    # a value the table does not give is caught
     wrong = draft.text.replace("B40: 0.55 kg", "B40: 0.45 kg")
     caught = check(wrong, e, scorer, q)
-    assert caught is not None and caught.sentences[0].best_match != "a table's column, row by row"
+    assert caught is not None and not caught.sentences[0].ok
+    # what grounding falls back on when no one row reads like the quote: the cells, row by row
+    rows = parse(SHOP)
+    assert quotes_table("Weight — B20: 0.3 kg; B40: 0.55 kg; B60: 0.75 kg", rows)
+    assert quotes_table("Price — Carry case CC-2: $29; Wall rack WR-3: $19", rows)  # part of a row
+    assert not quotes_table("Weight — B20: 0.3 kg; B40: 0.45 kg", rows)
+    assert not quotes_table("Price — B20: 0.3 kg", rows)  # a cell of another column
 
 
 def test_what_the_question_compares_chooses_the_table(scorer: SentenceScorer) -> None:
@@ -225,3 +231,30 @@ def test_what_the_question_compares_chooses_the_table(scorer: SentenceScorer) ->
     assert _bold("What is the cheapest drill stand?", e, scorer) == []
     # a question that names no kind compares what the best table compares
     assert "**Heaviest**" in "\n".join(_bold("Which model is the heaviest?", e, scorer))
+
+
+def test_a_quantity_in_the_question_narrows_the_compared_ones(scorer: SentenceScorer) -> None:
+    """Found on a drill corpus: "Which of the 18 V drills is the lightest?" named the 12 V Talon D12;
+    "Which drill with a 13 mm chuck is the cheapest?" the D12 too (a 10 mm chuck)."""
+    table = (
+        DRILLS.replace(
+            "| Weight (with battery) |",
+            "| Voltage | 12 V | 18 V | 18 V |\n| Chuck size | 10 mm | 13 mm | 13 mm |\n"
+            "| Weight (with battery) |",
+        )
+        .replace("| Talon D24 |", "| Talon D18 Pro |")
+        .replace("2.1 kg", "1,6 kg")
+    )
+    e = [entry("products/comparison.md", table)]
+    assert _bold("Which of the 18 V drills is the lightest?", e, scorer) == [
+        "- Voltage — Talon D12: 12 V; Talon D18: 18 V; Talon D18 Pro: 18 V (products/comparison.md).",
+        "- Weight (with battery) — Talon D18: 1.45 kg; Talon D18 Pro: 1,6 kg (products/comparison.md).",
+        "- **Lightest**: Talon D18 (1.45 kg) (products/comparison.md).",
+    ]
+    q = "Which drill with a 13 mm chuck is the cheapest?"
+    assert "**Cheapest**: Talon D18 ($119)" in "\n".join(_bold(q, e, scorer))
+    grounding = check(extractive_answer(q, e, scorer, REFUSAL, 0.1).text, e, scorer, q)
+    assert grounding is not None and grounding.score == 1.0
+    # a quantity no row of the table states cannot be read: no line over all of them
+    assert _bold("Which drill under $150 is the lightest?", e, scorer) == []
+    assert _bold("Which of the 36 V drills is the lightest?", e, scorer) == []
