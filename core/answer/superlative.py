@@ -78,10 +78,14 @@ _ASKS = re.compile(
 _LINKING = frozenset("is are was were be".split())  # "Which drone is fastest?"
 # the noun after "Which" ("Which laptop …", "Which of the 18 V drills …")
 _WHICH = re.compile(
-    r"^\W*which\s+(?:of\s+(?:the|these|those|our|your|its)\s+)?(?:\d[\d.,]*\s?[a-z]{0,4}\s+)?([a-z][\w-]*)",
+    r"^\W*which\s+(?:of\s+(?:the|these|those|our|your|its)\s+)?(?:\d[\d.,]*(?:\s?[a-z]+)?\s+)?([a-z][\w-]*)",
     re.I,
 )
-_QUESTION_WORDS = frozenset("model models one ones version versions product products is are has have".split())
+# words that only say "which one" (the generic nouns too: "the cheapest shipping option")
+_QUESTION_WORDS = frozenset(
+    "model models one ones version versions product products is are has have option options choice choices "
+    "method methods way ways type types kind kinds variant variants item items thing things".split()
+)
 # words a row's key may hold beside the attribute's ("Battery capacity" for "the biggest battery",
 # "Top speed" for "the fastest")
 _MEASURE_WORDS = frozenset(
@@ -117,6 +121,8 @@ def asked(question: str) -> Asked | None:
         direction = _direction_of(word)
     else:
         return None
+    if (m.group("noun") or "").lower().split()[:1] == ["to"]:
+        return None  # "the cheapest to run": a cost of doing something, not the price
     # the noun after it, but for a name ("the cheapest Stride") and words that only say "which one"
     noun = [w for w in (m.group("noun") or "").split() if w[:1].islower() and w not in _QUESTION_WORDS]
     named = frozenset(content_words(" ".join(noun)))
@@ -143,7 +149,9 @@ def unknown_kind(
     # table's own document ("parcels" beside a shipping table), not a word in passing elsewhere
     # ("carry it inside the car" in a maintenance tip)
     about = [x for x in usable if x.scope or entities(x.text) or x.label in line[1]]
-    held = STEMMER.stem_set(set().union(*(content_words(" ".join((*x.unit.path, x.text))) for x in about)))
+    held = STEMMER.stem_set(
+        set().union(*(content_words(" ".join((*x.unit.path, *x.unit.header, x.text))) for x in about))
+    )
     unknown = sorted(
         w
         for w in kind
@@ -173,10 +181,16 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     keyed = [x for x in every if _keyed([x.key], ask.attribute, also)]
     kind = STEMMER.stem_set(_compared(question, ask))
     named = bool(kind) and any(kind <= _stems(n) for x in keyed for n in x.names)
-    fits = [(f, x) for x in keyed if (f := _fit(x, kind, named))]
+    fits = [(f, x) for x in keyed if x.whole and _items(x, kind) and (f := _fit(x, kind, named))]
     if not fits:
         return None
     x = max(fits, key=lambda fx: (fx[0], fx[1].score))[1]  # the best on it: unusable, no line
+    # another table that says it compares what the question does, injected only in part, may hold
+    # the extreme ("the cheapest accessory" with the covers' table a chunk of its own): no line
+    if kind and any(
+        not y.whole and y.table != x.table and _items(y, kind) and _fit(y, kind, named) == 2 for y in keyed
+    ):
+        return None
     qualified = _qualified(question, x, every)
     if qualified is None:
         return None
@@ -229,12 +243,14 @@ class _Series:
     score: float
     about: str  # what the table says the compared ones are: its headings (and a column's first header)
     table: tuple[object, ...] = ()  # which table of the evidence it is from
+    whole: bool = True  # every value of the table is in the evidence (a column: the table begun and ended)
+    head: str = ""  # a column's table: its first header cell, what its rows are ("Battery")
 
 
 def _series(usable: Sequence[Scored]) -> list[_Series]:
     """Every row of a comparison table (a column per compared one) and every column of a table
-    with a row per compared one whose rows were all injected (its chunk whole, the table begun and
-    ended in it)."""
+    with a row per compared one (whole when all its rows were injected, the table begun and ended in
+    its chunk; a part still says what its rows are)."""
     out: list[_Series] = []
     tables: dict[tuple[str, int, tuple[str, ...], tuple[int, ...]], list[Scored]] = {}
     for x in usable:
@@ -247,29 +263,42 @@ def _series(usable: Sequence[Scored]) -> list[_Series]:
             _Series(u.cells[0] if u.cells else "", tuple(n for n, _ in pairs), tuple(c for _, c in pairs),
                     u.row_text(), x.label, x.score, " ".join(u.path), table)
         )  # fmt: skip
-        if not x.condensed:
-            tables.setdefault(table, []).append(x)
+        tables.setdefault(table, []).append(x)
     places = {(x.label, x.place) for x in usable}
     for table, rows in tables.items():
         rows.sort(key=lambda x: x.place)
         first, label = rows[0].unit, rows[0].label
-        if len(rows) < 2 or rows[-1].place - rows[0].place != len(rows) - 1:
+        if len(rows) < 2:
             continue
-        # the whole table: it starts and ends in its chunk (a long table goes on in the next chunk,
-        # under its header row again), so a passage or its heading stands before it and one after
+        # the whole table: every row injected, and it starts and ends in its chunk (a long table
+        # goes on in the next chunk, under its header row again), so a passage or its heading
+        # stands before it and one after
         starts = (label, rows[0].place - 1) in places or len(first.heads) > 1
-        if not starts or (label, rows[-1].place + 1) not in places:
-            continue
+        ends = (label, rows[-1].place + 1) in places
+        together = rows[-1].place - rows[0].place == len(rows) - 1 and not any(x.condensed for x in rows)
         names = tuple(x.unit.cells[0].strip() for x in rows)
+        about = " ".join((*first.path, first.header[0]))
+        score = max(x.score for x in rows)
         for j in range(1, len(first.header)):
             cells = tuple(x.unit.cells[j].strip() if j < len(x.unit.cells) else "" for x in rows)
             quote = f"{first.header[j]} — " + "; ".join(
                 f"{n}: {c}" for n, c in zip(names, cells, strict=True)
             )
-            about = " ".join((*first.path, first.header[0]))
-            score = max(x.score for x in rows)
-            out.append(_Series(first.header[j], names, cells, quote, label, score, about, ("column", *table)))
+            out.append(
+                _Series(first.header[j], names, cells, quote, label, score, about, ("column", *table),
+                        together and starts and ends, first.header[0])
+            )  # fmt: skip
     return out
+
+
+def _items(x: _Series, kind: frozenset[str]) -> bool:
+    """x compares things: a comparison table's columns, or a column's rows when they name products
+    ("B20", "Dustwise V5", "Pallet (Brisa 60 with stand)" among "Standard" and "Express") or its
+    first header cell names what the question compares ("Kit"); not a table of fan speeds ("Sleep",
+    "Turbo") asked which model is quietest."""
+    if not x.head:
+        return True
+    return any(entities(n) for n in x.names) or (bool(kind) and kind <= _stems(x.head))
 
 
 def _fit(x: _Series, kind: frozenset[str], named: bool) -> int:
@@ -331,7 +360,8 @@ def _kind(q: Quantity) -> tuple[str, str, str, str]:
     return before, unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit, rate, qualifier
 
 
-_LINE = re.compile(r"^\W*\*\*(?P<word>[A-Z][a-z]+(?: [a-z]+)?)\*\*: (?P<name>.+?) \((?P<value>[^()]+)\)")
+_LINE = re.compile(r"^\W*\*\*(?P<word>[A-Z][a-z]+(?: [a-z]+)?)\*\*: (?P<rest>.+)")
+_PARENS = re.compile(r" \(([^()]+)\)")
 _PAIR = re.compile(r"(?:—|;)\s*([^:;—]+):\s*([^;]+)")
 
 
@@ -344,18 +374,22 @@ def verify(raw: str, answer: Sequence[str]) -> bool | None:
     word = m.group("word").lower() if m else ""
     if m is None or word.split()[0] not in {*_ADJECTIVES, "most", "least"}:
         return None
-    name, value = m.group("name"), m.group("value").strip()
+    # "Name (value)": the value in the first brackets that close a quoted pair ("Pallet (Brisa 60
+    # with stand) ($49.00)" names a pallet with brackets of its own)
+    rest = m.group("rest")
+    named = [(rest[: b.start()].strip(), b.group(1).strip()) for b in _PARENS.finditer(rest)]
     own = _ADJECTIVES[word][1] if word in _ADJECTIVES else _MOST_OF.get(word.split(" ", 1)[-1], "")
     direction = _ADJECTIVES[word][0] if word in _ADJECTIVES else _direction_of(word)
     for sentence in answer:
         key, _, rest = sentence.partition(" — ")
         pairs = [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
-        if (name, value) not in pairs or (own and not _keyed([key], frozenset({own}))):
+        pair = next((p for p in named if p in pairs), None)
+        if pair is None or (own and not _keyed([key], frozenset({own}))):
             continue
-        quantities = [(n, v, sole_quantity(v)) for n, v in pairs]
-        if any(q is None for *_, q in quantities):
+        values = [(n, v, sole_quantity(v)) for n, v in pairs]
+        if any(q is None for *_, q in values):
             return False
-        return _extreme([(n, v, q) for n, v, q in quantities if q is not None], direction) == (name, value)
+        return _extreme([(n, v, q) for n, v, q in values if q is not None], direction) == pair
     return False
 
 

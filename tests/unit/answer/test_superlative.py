@@ -258,3 +258,47 @@ def test_a_quantity_in_the_question_narrows_the_compared_ones(scorer: SentenceSc
     # a quantity no row of the table states cannot be read: no line over all of them
     assert _bold("Which drill under $150 is the lightest?", e, scorer) == []
     assert _bold("Which of the 36 V drills is the lightest?", e, scorer) == []
+
+
+def test_a_review_on_an_air_purifier_corpus(scorer: SentenceScorer) -> None:
+    """Found by a review of the column reading: a fan-speed table on a model's page named "Sleep"
+    the quietest model; "the cheapest shipping option" was refused for "option" (a word that only
+    says "which one"); "the cheapest to run" read the purchase price; a name with brackets of its
+    own failed the check."""
+    page = """# Brisa 30 Pro
+
+The Brisa 30 Pro is the quietest Brisa purifier.
+
+## Fan speeds
+
+| Fan speed | Noise | Power |
+|---|---|---|
+| Sleep | 21 dB | 4 W |
+| Turbo | 47 dB | 35 W |
+
+Sleep mode turns the display off."""
+    shipping = """# Shipping
+
+| Method | Price | Max parcel weight |
+|---|---|---|
+| Standard | $6.95 | 20 kg |
+| Express | $14.95 | 20 kg |
+| Pallet (Brisa 60 with stand) | $49.00 | 60 kg |
+
+Orders ship from Denver."""
+    e = [entry("brisa-30-pro.md", page), entry("shipping.md", shipping), entry("compare.md", DRILLS)]
+    assert (
+        "**Quietest**: Sleep"
+        not in extractive_answer("Which model is the quietest?", e, scorer, REFUSAL, 0.1).text
+    )
+    assert "**Quietest**: Sleep (21 dB)" in "\n".join(_bold("Which fan speed is the quietest?", e, scorer))
+    counts = (40, {"cheapest": 0, "shipping": 3, "option": 0})
+    option = extractive_answer(
+        "What is the cheapest shipping option?", e, scorer, REFUSAL, 0.1, counts=counts
+    )
+    assert "**Cheapest**: Standard ($6.95)" in option.text, option.text
+    assert "**" not in extractive_answer("Which model is the cheapest to run?", e, scorer, REFUSAL, 0.1).text
+    pallet = extractive_answer("Which shipping method is the most expensive?", e, scorer, REFUSAL, 0.1).text
+    assert "**Most expensive**: Pallet (Brisa 60 with stand) ($49.00)" in pallet, pallet
+    grounding = check(pallet, e, scorer, "Which shipping method is the most expensive?")
+    assert grounding is not None and grounding.score == 1.0
