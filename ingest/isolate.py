@@ -199,11 +199,12 @@ class ParsePool:
             self._kill(w)
 
     def close(self) -> None:
-        for w in list(self.workers):
+        for w in self.workers:  # every worker told first, so they stop together
             try:
                 w.conn.send(None)
             except (OSError, ValueError):
                 pass
+        for w in list(self.workers):
             w.process.join(2)
             if w.process.is_alive():
                 w.process.kill()

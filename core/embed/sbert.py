@@ -51,7 +51,13 @@ class SentenceTransformerEmbedder:
         self.dim = int(self._model.get_embedding_dimension() or 0)
         # the model silently drops word-pieces beyond this; two are the [CLS]/[SEP] specials
         self.max_tokens = int(self._model.max_seq_length) - 2
-        self._tokenizer = self._model.tokenizer
+        # word pieces are counted with a copy of the model's tokenizer: encode() sets truncation and
+        # padding on the model's own for each call, so ingest can count while it embeds in a thread
+        from tokenizers import Tokenizer
+
+        self._counter = Tokenizer.from_str(self._model.tokenizer.backend_tokenizer.to_str())
+        self._counter.no_padding()
+        self._counter.no_truncation()
         # what word_pieces depends on (core/prepared.py keys stored pieces by it)
         self.pieces_id = pieces_id(path)
         self._lock = threading.Lock()
@@ -97,8 +103,8 @@ class SentenceTransformerEmbedder:
         """Each text's word-piece ids, without the special tokens."""
         if not texts:
             return []
-        with self._tok_lock:  # HF fast tokenizers are not safe to call from several threads
-            return list(self._tokenizer(list(texts), add_special_tokens=False, truncation=False)["input_ids"])
+        with self._tok_lock:
+            return [e.ids for e in self._counter.encode_batch(list(texts), add_special_tokens=False)]
 
     def static_rows(self, rows: Sequence[Sequence[int]]) -> np.ndarray:
         """static_embed of texts given as their word pieces."""
@@ -112,6 +118,4 @@ class SentenceTransformerEmbedder:
         if not texts:
             return []
         with self._tok_lock:
-            encoded = self._tokenizer(list(texts), add_special_tokens=False, truncation=False)
-        encoded = encoded["input_ids"]
-        return [len(ids) for ids in encoded]
+            return [len(e.ids) for e in self._counter.encode_batch(list(texts), add_special_tokens=False)]
