@@ -99,9 +99,9 @@ def _quantity(m: re.Match[str], text: str) -> Quantity | None:
     )
 
 
-def quantities(text: str) -> list[Quantity]:
-    """Every quantity the text states ("18 V", "$150", "13 mm"), in order."""
-    return [q for m in _QUANTITY.finditer(text) if (q := _quantity(m, text)) is not None]
+def quantities(text: str) -> list[tuple[int, Quantity]]:
+    """Every quantity the text states ("18 V", "$150", "13 mm") and where it starts, in order."""
+    return [(m.start(), q) for m in _QUANTITY.finditer(text) if (q := _quantity(m, text)) is not None]
 
 
 def sole_quantity(text: str) -> Quantity | None:

@@ -20,8 +20,11 @@ What the question compares ("the heaviest *battery*", "Which *drill* …") choos
 heading or first header cell names it, or whose compared names all do, before one that says nothing
 of it; never a table where only some names do ("Drill stand DS-1" beside "Wall rack WR-3" for "the
 lightest drill"), and none that says nothing of it when another table's names do ("Carry case CC-2"
-for "the cheapest carry case": the drills' price row does not answer it). The grounding check (core/answer/grounding.py) reads the line back
-(verify): the named one's value stands in the quoted row, and it is the extreme of that row's values.
+for "the cheapest carry case": the drills' price row does not answer it). A quantity the question
+names narrows the compared ones to those the same table gives it ("Which of the 18 V drills …").
+
+The grounding check (core/answer/grounding.py) reads the line back (verify): the named one's value
+stands in the quoted row, and it is the extreme of that row's values.
 Plain English words only, no corpus's vocabulary.
 """
 
@@ -76,6 +79,11 @@ _ASKS = re.compile(
     r"^\W*(?:which\b|what(?:'s|\s+(?:is|are))\s+the\s+(?:(?:most|least)\s+[a-z]+|[a-z]+est)\b)", re.I
 )
 _LINKING = frozenset("is are was were be".split())  # "Which drone is fastest?"
+_BOUND = re.compile(
+    r"\b(?:under|over|below|above|within|up\s+to|at\s+(?:least|most)|(?:less|more|fewer)\s+than|"
+    r"no\s+(?:more|less)\s+than|max(?:imum)?|min(?:imum)?|beyond|exceeding)\s*$",
+    re.I,
+)
 # the noun after "Which" ("Which laptop …", "Which of the 18 V drills …")
 _WHICH = re.compile(
     r"^\W*which\s+(?:of\s+(?:the|these|those|our|your|its)\s+)?(?:\d[\d.,]*(?:\s?[a-z]+)?\s+)?([a-z][\w-]*)",
@@ -214,7 +222,9 @@ def _qualified(question: str, x: _Series, every: Sequence[_Series]) -> tuple[lis
     of the question is no value of that table (the qualifier cannot be read: a line over all of them
     would answer another question)."""
     kept, by = set(x.names), []
-    for q in quantities(question):
+    for at, q in quantities(question):
+        if _BOUND.search(question[:at]):
+            return None  # "up to 20 kg", "under $150": a bound, not a value a row must state
         for s in every:
             if s.table != x.table or s is x or s.names != x.names:
                 continue
@@ -381,8 +391,7 @@ def verify(raw: str, answer: Sequence[str]) -> bool | None:
     own = _ADJECTIVES[word][1] if word in _ADJECTIVES else _MOST_OF.get(word.split(" ", 1)[-1], "")
     direction = _ADJECTIVES[word][0] if word in _ADJECTIVES else _direction_of(word)
     for sentence in answer:
-        key, _, rest = sentence.partition(" — ")
-        pairs = [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
+        key, pairs = _quoted(sentence)
         pair = next((p for p in named if p in pairs), None)
         if pair is None or (own and not _keyed([key], frozenset({own}))):
             continue
@@ -398,8 +407,7 @@ def quotes_table(sentence: str, rows: Sequence[Unit]) -> bool:
     value; …": a row's key and its cells under their column headers ("Weight — Talon D18: 1.45 kg;
     Talon D24: 2.1 kg", some of them), or a column's header and its cells beside each row's name
     ("Weight — B20: 0.3 kg; B40: 0.55 kg"); each value is the one rows give."""
-    key, _, rest = sentence.partition(" — ")
-    pairs = [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
+    key, pairs = _quoted(sentence)
     held: set[tuple[str, str, str]] = set()
     for u in rows:
         if u.kind != "row" or not u.cells:
@@ -408,6 +416,12 @@ def quotes_table(sentence: str, rows: Sequence[Unit]) -> bool:
             name, head, cell = u.cells[0].strip(), u.header[j].strip(), u.cells[j].strip()
             held |= {(name, head, cell), (head, name, cell)}
     return len(pairs) >= 1 and all((key.strip(), n, v) in held for n, v in pairs)
+
+
+def _quoted(sentence: str) -> tuple[str, list[tuple[str, str]]]:
+    """A quoted row or column, "key — name: value; …", as its key and its (name, value) pairs."""
+    key, _, rest = sentence.partition(" — ")
+    return key, [(n.strip(), v.strip().rstrip(".")) for n, v in _PAIR.findall(" — " + rest)] if rest else []
 
 
 def _direction_of(word: str) -> str:

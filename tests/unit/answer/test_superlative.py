@@ -258,6 +258,8 @@ def test_a_quantity_in_the_question_narrows_the_compared_ones(scorer: SentenceSc
     # a quantity no row of the table states cannot be read: no line over all of them
     assert _bold("Which drill under $150 is the lightest?", e, scorer) == []
     assert _bold("Which of the 36 V drills is the lightest?", e, scorer) == []
+    # a bound is no value, even one a row states ("up to 18 V": the 12 V drill too)
+    assert _bold("Which drill of up to 18 V is the lightest?", e, scorer) == []
 
 
 def test_a_review_on_an_air_purifier_corpus(scorer: SentenceScorer) -> None:
