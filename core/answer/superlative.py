@@ -132,12 +132,18 @@ def asked(question: str) -> Asked | None:
     if (m.group("noun") or "").lower().split()[:1] == ["to"]:
         return None  # "the cheapest to run": a cost of doing something, not the price
     # the noun after it, but for a name ("the cheapest Stride") and words that only say "which one"
-    noun = [w for w in (m.group("noun") or "").split() if w[:1].islower() and w not in _QUESTION_WORDS]
+    noun = [w for w in (m.group("noun") or "").split() if _common(w) and w not in _QUESTION_WORDS]
     named = frozenset(content_words(" ".join(noun)))
     words = frozenset({own}) if own else named  # the adjective's own decides
     if not words:
         return None
     return Asked(word[:1].upper() + word[1:], direction, words, named)
+
+
+def _common(word: str) -> bool:
+    """A word of the noun after the superlative, not a name: lower-case, or an acronym in capitals
+    ("the highest CADR", "the biggest SSD"), not "the cheapest Stride" nor a model's code ("B20")."""
+    return word[:1].islower() or (word.isalpha() and word.isupper() and len(word) > 1)
 
 
 def unknown_kind(

@@ -304,3 +304,13 @@ Orders ship from Denver."""
     assert "**Most expensive**: Pallet (Brisa 60 with stand) ($49.00)" in pallet, pallet
     grounding = check(pallet, e, scorer, "Which shipping method is the most expensive?")
     assert grounding is not None and grounding.score == 1.0
+    # an attribute written as an acronym is no name ("the highest CADR" got no line)
+    cadr = [
+        entry(
+            "compare.md",
+            "# Brisa purifiers\n\n| Spec | Brisa 20 | Brisa 60 |\n|---|---|---|\n| CADR | 150 m³/h | 450 m³/h |",
+        )
+    ]
+    assert "**Highest**: Brisa 60 (450 m³/h)" in "\n".join(
+        _bold("Which model has the highest CADR?", cadr, scorer)
+    )
