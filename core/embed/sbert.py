@@ -115,7 +115,4 @@ class SentenceTransformerEmbedder:
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Word-piece counts without the special tokens, as the model would see them."""
-        if not texts:
-            return []
-        with self._tok_lock:
-            return [len(e.ids) for e in self._counter.encode_batch(list(texts), add_special_tokens=False)]
+        return [len(ids) for ids in self.word_pieces(texts)]
