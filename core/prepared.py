@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.context import shape
-from core.embed.protocol import Embedder
+from core.embed.protocol import WordPieces
 from core.shield.defuse import DEFUSE_VERSION
 from core.stems import STEMMER
 from core.text import content_words, hashed_words, split_sentences
@@ -63,13 +63,13 @@ class Preparer:
     embedder is asked for only when a text is prepared: a sync with nothing to prepare never
     loads it)."""
 
-    def __init__(self, counter: TiktokenCounter, pieces_id: str, embedder: Callable[[], Embedder]) -> None:
+    def __init__(self, counter: TiktokenCounter, pieces_id: str, embedder: Callable[[], WordPieces]) -> None:
         self.counter = counter
         self._embedder = embedder
         self.key = f"{TEXT_VERSION}|{counter.name}|{pieces_id}"
 
     @classmethod
-    def of(cls, counter: TiktokenCounter, embedder: Embedder) -> Preparer:
+    def of(cls, counter: TiktokenCounter, embedder: WordPieces) -> Preparer:
         return cls(counter, embedder.pieces_id, lambda: embedder)
 
     def __call__(self, text: str) -> Prepared:

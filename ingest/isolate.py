@@ -2,9 +2,10 @@
 structure, ingest/loaders.py) in a worker process with a wall-time limit and an address-space cap.
 
 A worker that overruns its time is killed and replaced, and its file gets one clear error; the
-other files of the run are parsed by the other workers meanwhile. Workers are spawned, not forked
-(the parent holds torch's threads), started on first use and reused for the whole run, so a folder
-pays the start-up once per worker. The chunker and the embedder stay in the parent: a parsed
+other files of the run are parsed by the other workers meanwhile. Workers are not forked from the
+app (it holds torch's threads): they are forked from a fork server, a clean process started once per
+app process with the parsers imported, so a run's workers start in ~10 ms instead of ~150 ms each
+(spawned where there is no fork server); started on first use and reused for the whole run. The chunker and the embedder stay in the parent: a parsed
 document's text is capped in the worker (max_text_chars) before it is sent back."""
 
 from __future__ import annotations
@@ -94,6 +95,15 @@ def _serve(conn: Connection, limits: ParseLimits) -> None:
         conn.send(reply)
 
 
+def _context() -> Any:
+    """The fork server's context, preloading the parsers (spawn where the platform has none)."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])  # read when the server starts: once per process
+    return ctx
+
+
 @dataclass
 class _Worker:
     process: Any
@@ -110,7 +120,7 @@ class ParsePool:
         self.limits = limits
         self.size = max(1, workers)
         self.workers: list[_Worker] = []
-        self.ctx = mp.get_context("spawn")
+        self.ctx = _context()
 
     def __enter__(self) -> ParsePool:
         return self
@@ -186,7 +196,7 @@ class ParsePool:
             if not w.ready:
                 out[w.job] = IngestError(
                     "a parse worker could not start (a script that ingests needs an "
-                    "`if __name__ == '__main__':` guard: workers are spawned)"
+                    "`if __name__ == '__main__':` guard: workers import it)"
                 )
                 self._kill(w)
                 return

@@ -20,7 +20,9 @@ from typing import Any
 
 from core.config import Settings
 from core.embed import Embedder
+from core.embed.memo import PieceMemo
 from core.errors import IngestError
+from core.prepared import Preparer
 from core.resources import Resources
 from core.shield.quarantine import defused_text, ingest_metadata, page_flags
 from core.types import Chunk
@@ -156,12 +158,20 @@ class Ingestor:
         return self._models.embedder
 
     @functools.cached_property
+    def pieces(self) -> PieceMemo:
+        """The embedder's word pieces of the texts cut and not yet stored (emptied by _flush)."""
+        return PieceMemo(self.embedder)
+
+    @functools.cached_property
     def chunker(self) -> Chunker:
-        e = self.embedder
         # the contextual header is embedded in front of each chunk: keep room for it in the window
-        window = e.max_tokens - (HEADER_PIECES if self.settings.contextual_headers else 0)
+        window = self.embedder.max_tokens - (HEADER_PIECES if self.settings.contextual_headers else 0)
         return Chunker(
-            self.counter, self.settings.chunk_size, self.settings.chunk_overlap, window, e.count_tokens
+            self.counter,
+            self.settings.chunk_size,
+            self.settings.chunk_overlap,
+            window,
+            self.pieces.count_tokens,
         )
 
     def header(self, source: str, title: str, path: tuple[str, ...]) -> str:
@@ -175,7 +185,7 @@ class Ingestor:
             part = " ".join(part.split())
             if part and (not kept or kept[-1].lower() != part.lower()):
                 kept.append(part)
-        while kept and self.embedder.count_tokens([" › ".join(kept)])[0] > HEADER_PIECES - 2:
+        while kept and self.pieces.count_tokens([" › ".join(kept)])[0] > HEADER_PIECES - 2:
             kept.pop(0)
         return " › ".join(kept)
 
@@ -352,13 +362,15 @@ class Ingestor:
                 page = page_flags(p.page)
                 for meta, text in zip(p.metas, p.documents, strict=True):
                     meta.update(ingest_metadata(page, text))
-            # what the budget needs of each chunk, computed once here rather than per question
-            prepare = self._models.preparer
+            # what the budget needs of each chunk, computed once here rather than per question (the
+            # sentences' word pieces mostly as the chunker counted them)
+            prepare = Preparer.of(self.counter, self.pieces)
             prepared = [
                 prepare(defused_text(Chunk(i, d, "", m)))
                 for i, d, m in zip(ids, documents, metas, strict=True)
             ]
             vectors = embedding.result()
+        self.pieces.clear()
         report.embedded += len(texts)
         self.index.upsert_vectors(ids, vectors, documents, metas, prepared)
         for p in batch:

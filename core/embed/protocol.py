@@ -10,6 +10,14 @@ from typing import Protocol
 import numpy as np
 
 
+class WordPieces(Protocol):
+    """What tokenises texts into a model's word pieces."""
+
+    pieces_id: str  # the word-piece vocabulary (stored pieces are keyed by it)
+
+    def word_pieces(self, texts: Sequence[str]) -> list[list[int]]: ...
+
+
 class Embedder(Protocol):
     """Turns texts into L2-normalised vectors."""
 
