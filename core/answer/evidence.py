@@ -90,6 +90,7 @@ def score_units(
     arounds: list[frozenset[str]] = []  # pool index → Scored.around
     leads: dict[int, tuple[str, int]] = {}  # pool index → the lead-in of its list and its items
     places: list[int] = []  # pool index → its place (Scored.place)
+    referents: list[frozenset[str]] = []  # pool index → what its opening pronoun refers to
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
     starts = _starts(entries, parsed_of)
@@ -106,13 +107,14 @@ def score_units(
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks, question, query_type)
             pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
+            referents.append(_antecedent(parsed, i) if wanted else frozenset())
             arounds.append(frozenset(title_scope.union(known[e.source], *(entities(h) for h in u.path))))
             places.append(starts[n][0] + u.position)
             if u.kind == "item":
                 leads[len(pool) - 1] = (_lead_in(parsed, i), _list_size(parsed, u))
     if not pool:
         return Evidence(question, query_type, wanted, (), asked, own)
-    clashes = _clashes(pool, arounds, wanted, own)
+    clashes = _clashes(pool, arounds, wanted, own, referents)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
     sims, by_part = _relevance(
         _contexts(pool, bare, arounds, wanted), pool, bare, question, asked, wanted, scorer, weights
@@ -188,15 +190,35 @@ def _clashes(
     arounds: Sequence[frozenset[str]],
     wanted: frozenset[str],
     own: bool,
+    referents: Sequence[frozenset[str]],
 ) -> list[frozenset[str]]:
     """Each unit's conflicts (core/query/entities.conflicts). The things the evidence stands under
     are its subjects: a unit naming one of them ("Batteries in the Rover M1 …") is about it, where a
-    code it names that heads nothing ("IP66") is a value."""
+    code it names that heads nothing ("IP66") is a value. A sentence naming nothing and opening with
+    a pronoun names what it refers to ("The M5 weighs 13.6 kg. Its wheels …": the M5's wheels)."""
     subjects = frozenset().union(*(scope for _, _, _, scope, _ in pool))
     return [
-        frozenset(conflicts(set(wanted), scope, entities(text), around, own, subjects))
-        for (_, text, _, scope, _), around in zip(pool, arounds, strict=True)
+        frozenset(conflicts(set(wanted), scope, entities(text) or set(referent), around, own, subjects))
+        for (_, text, _, scope, _), around, referent in zip(pool, arounds, referents, strict=True)
     ]
+
+
+# a sentence whose subject is a pronoun: it speaks of what the sentence before it named
+_PRONOUN_SUBJECT = re.compile(r"(?:It|Its|They|Their|This|These|He|She|His|Her)\b")
+
+
+def _antecedent(parsed: Sequence[Unit], i: int) -> frozenset[str]:
+    """The entities a sentence opening with a pronoun refers to: those the nearest sentence before
+    it in its paragraph names (none when it names some itself, or opens otherwise)."""
+    u = parsed[i]
+    if u.kind != "sentence" or not _PRONOUN_SUBJECT.match(u.text) or entities(u.text):
+        return frozenset()
+    for prev in reversed(parsed[:i]):
+        if prev.kind != "sentence" or prev.line != u.line:
+            return frozenset()
+        if named := entities(prev.text):
+            return frozenset(named)
+    return frozenset()
 
 
 def _contexts(

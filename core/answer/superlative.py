@@ -195,7 +195,13 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     keyed = [x for x in every if _keyed([x.key], ask.attribute, also)]
     kind = STEMMER.stem_set(_compared(question, ask))
     named = bool(kind) and any(kind <= _stems(n) for x in keyed for n in x.names)
-    fits = [(f, x) for x in keyed if x.whole and _items(x, kind) and (f := _fit(x, kind, named))]
+    # a series of one name compares nothing (a model's own spec table, whose heading may well say
+    # "mower"): it must not win over the comparison table for "Which mower has the longest run time?"
+    fits = [
+        (f, x)
+        for x in keyed
+        if x.whole and len(x.names) > 1 and _items(x, kind) and (f := _fit(x, kind, named))
+    ]
     if not fits:
         return None
     x = max(fits, key=lambda fx: (fx[0], fx[1].score))[1]  # the best on it: unusable, no line

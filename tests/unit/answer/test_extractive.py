@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.answer import compose, evidence
@@ -1393,3 +1395,24 @@ def test_a_fact_with_another_value_is_no_repeat(scorer: SentenceScorer) -> None:
     assert _figures("24,9 kg") == _figures("24.9 kg") == ["249"]
     assert _figures("1,899 EUR") == ["1899"] != _figures("899 EUR")
     assert _figures("08:00 to 12:00") == ["08", "00", "12", "00"]
+
+
+def test_a_sentence_opening_with_a_pronoun_is_about_what_the_sentence_before_names(
+    scorer: SentenceScorer,
+) -> None:
+    """Found on a robot-mower corpus: "What is the wheel diameter of the M3 Pro?" was answered with
+    the M5 page's "Its all-terrain wheels have a diameter of 24 cm." (a plain-text page without
+    headings: the sentence names no model, so nothing tied it to the M5)."""
+    m5 = (  # a .txt page's title is its file's name
+        "Verda M5 flagship robot mower\n\nThe Verda M5 costs €1,549. The M5 weighs 13.6 kg and climbs "
+        "slopes of up to 45 %. Its all-terrain wheels have a diameter of 24 cm. The housing is rated IPX5."
+    )
+    pro = (
+        "# Verda M3 Pro\n\nThe Verda M3 Pro costs €899. The M3 Pro weighs 8.1 kg and handles slopes of "
+        "up to 35 %. It has a cutting width of 20 cm."
+    )
+    e = [replace(entry("verda-m5.txt", m5, 0.8), title="verda-m5"), entry("verda-m3-pro.md", pro, 0.78)]
+    asked_pro = extractive_answer("What is the wheel diameter of the M3 Pro?", e, scorer, REFUSAL, 0.1)
+    assert "24 cm" not in asked_pro.text, asked_pro.text
+    asked_m5 = extractive_answer("What is the wheel diameter of the M5?", e, scorer, REFUSAL, 0.1)
+    assert "24 cm" in asked_m5.text, asked_m5.text

@@ -314,3 +314,30 @@ Orders ship from Denver."""
     assert "**Highest**: Brisa 60 (450 m³/h)" in "\n".join(
         _bold("Which model has the highest CADR?", cadr, scorer)
     )
+
+
+def test_a_models_own_spec_table_does_not_stand_in_for_the_comparison(scorer: SentenceScorer) -> None:
+    """Found on a robot-mower corpus: "Which mower has the longest run time?" quoted the M3's own
+    spec table (its heading says "mower", the comparison's does not) and named nobody; a table of
+    one model compares nothing."""
+    own = """# Verda M3 — robot lawn mower for small gardens
+
+## Specifications
+
+| Specification | Verda M3 |
+|---|---|
+| Run time | 50 min |
+| Weight | 7.4 kg |
+
+The M3 docks itself when the battery runs low."""
+    compare = """# Compare the Verda models
+
+| Specification | Verda M3 | Verda M30 | Verda M5 |
+|---|---|---|---|
+| Run time | 50 min | 120 min | 180 min |
+| Weight | 7.4 kg | 10.8 kg | 13.6 kg |
+
+Run times are measured on a flat, dry lawn."""
+    e = [entry("verda-m3.md", own, 0.85), entry("compare.md", compare, 0.8)]
+    lines = _bold("Which mower has the longest run time?", e, scorer)
+    assert "- **Longest**: Verda M5 (180 min) (compare.md)." in lines, lines
