@@ -91,6 +91,7 @@ def score_units(
     leads: dict[int, tuple[str, int]] = {}  # pool index → the lead-in of its list and its items
     places: list[int] = []  # pool index → its place (Scored.place)
     referents: list[frozenset[str]] = []  # pool index → what its opening pronoun refers to
+    named_leads: list[str] = []  # pool index → its list's lead-in when that names the asked thing
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
     starts = _starts(entries, parsed_of)
@@ -106,19 +107,25 @@ def score_units(
             if not usable or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks, question, query_type)
-            pool.append((u, text, e, frozenset(scope), n * 100000 + u.position))
+            lead = _lead_in(parsed, i) if u.kind == "item" else ""
+            # a list stands under the models its lead-in names ("For the M30 and M5:"), as under a
+            # heading: the M3's winter steps are not the M30's, and the M30's are read as its own
+            under = entities(lead) if wanted else set()
+            pool.append((u, text, e, frozenset(scope | under), n * 100000 + u.position))
+            named_leads.append(lead if under and matches(wanted, under) else "")
             referents.append(_antecedent(parsed, i) if wanted else frozenset())
-            arounds.append(frozenset(title_scope.union(known[e.source], *(entities(h) for h in u.path))))
+            arounds.append(
+                frozenset(title_scope.union(known[e.source], under, *(entities(h) for h in u.path)))
+            )
             places.append(starts[n][0] + u.position)
             if u.kind == "item":
-                leads[len(pool) - 1] = (_lead_in(parsed, i), _list_size(parsed, u))
+                leads[len(pool) - 1] = (lead, _list_size(parsed, u))
     if not pool:
         return Evidence(question, query_type, wanted, (), asked, own)
     clashes = _clashes(pool, arounds, wanted, own, referents)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
-    sims, by_part = _relevance(
-        _contexts(pool, bare, arounds, wanted), pool, bare, question, asked, wanted, scorer, weights
-    )
+    contexts = _contexts(pool, bare, arounds, wanted, named_leads)
+    sims, by_part = _relevance(contexts, pool, bare, question, asked, wanted, scorer, weights)
     units = tuple(
         Scored(u, text, e.source, citation_label(e.source, e.page), float(sims[i]), order, scope, clashes[i],
                e.fate != Fate.KEPT, tuple(float(p[i]) for p in by_part), *leads.get(i, ("", 0)), places[i], arounds[i])
@@ -226,11 +233,13 @@ def _contexts(
     bare: Sequence[str],
     arounds: Sequence[frozenset[str]],
     wanted: frozenset[str],
+    named_leads: Sequence[str],
 ) -> list[str]:
-    """Each unit as it is scored: under its last two headings, and the one naming the asked thing."""
+    """Each unit as it is scored: under its last two headings, and the one naming the asked thing
+    (a list item: under its lead-in too when that names it)."""
     return [
-        " › ".join((*_named(e, u, around, wanted), *u.path[-2:], b))
-        for (u, _, e, *_), b, around in zip(pool, bare, arounds, strict=True)
+        " › ".join((*_named(e, u, around, wanted), *u.path[-2:], *((lead,) if lead else ()), b))
+        for (u, _, e, *_), b, around, lead in zip(pool, bare, arounds, named_leads, strict=True)
     ]
 
 

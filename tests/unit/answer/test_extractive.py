@@ -1416,3 +1416,40 @@ def test_a_sentence_opening_with_a_pronoun_is_about_what_the_sentence_before_nam
     assert "24 cm" not in asked_pro.text, asked_pro.text
     asked_m5 = extractive_answer("What is the wheel diameter of the M5?", e, scorer, REFUSAL, 0.1)
     assert "24 cm" in asked_m5.text, asked_m5.text
+
+
+WINTER = """# Maintenance: blades and winter storage
+
+## Replacing the blades on the M3, M3 Pro and M30
+
+You need a Phillips screwdriver and a BL-9 blade set.
+
+1. Press STOP and switch the mower off with the main switch.
+2. Turn the mower upside down on a soft surface.
+3. Remove the screw holding each blade.
+
+## Winter storage
+
+Store the mower indoors when the temperature drops below 5 °C.
+
+For the M3 and M3 Pro:
+
+1. Clean the mower with a brush and a damp cloth.
+2. Charge the battery fully.
+3. Store the mower flat, indoors.
+
+For the M30 and M5:
+
+1. Clean the mower with a brush and a damp cloth.
+2. Charge the battery to about 50 %.
+3. Remove the battery and store it separately indoors."""
+
+
+def test_a_lists_lead_in_names_the_models_its_steps_are_for(scorer: SentenceScorer) -> None:
+    """Found on a robot-mower corpus: "How do I prepare the M30 for winter storage?" got the blade
+    replacement (its heading names the M30); the winter steps stand under lead-ins naming models."""
+    evidence = [entry("maintenance.md", WINTER)]
+    m30 = ask("How do I prepare the M30 for winter storage?", "procedural", scorer, evidence)
+    assert "about 50 %" in m30 and "fully" not in m30 and "screwdriver" not in m30.lower(), m30
+    m3 = ask("How should I store the M3 over winter?", "procedural", scorer, evidence)
+    assert "Charge the battery fully" in m3 and "50 %" not in m3, m3
