@@ -21,6 +21,7 @@ from core.query.entities import conflicts, entities, matches, question_entities,
 from core.query.measure import measured
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
+from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, STOP_WORDS, content_words
 from core.types import Fate, LedgerEntry
 
@@ -122,7 +123,7 @@ def score_units(
                 leads[len(pool) - 1] = (lead, _list_size(parsed, u))
     if not pool:
         return Evidence(question, query_type, wanted, (), asked, own)
-    clashes = _clashes(pool, arounds, wanted, own, referents)
+    clashes = _clashes(pool, arounds, wanted, own, referents, question)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
     contexts = _contexts(pool, bare, arounds, wanted, named_leads)
     sims, by_part = _relevance(contexts, pool, bare, question, asked, wanted, scorer, weights)
@@ -198,16 +199,33 @@ def _clashes(
     wanted: frozenset[str],
     own: bool,
     referents: Sequence[frozenset[str]],
+    question: str,
 ) -> list[frozenset[str]]:
     """Each unit's conflicts (core/query/entities.conflicts). The things the evidence stands under
     are its subjects: a unit naming one of them ("Batteries in the Rover M1 …") is about it, where a
     code it names that heads nothing ("IP66") is a value. A sentence naming nothing and opening with
-    a pronoun names what it refers to ("The M5 weighs 13.6 kg. Its wheels …": the M5's wheels)."""
+    a pronoun names what it refers to ("The M5 weighs 13.6 kg. Its wheels …": the M5's wheels). Asked
+    for an attribute of what it names, a table row about another thing is that thing's (_other_subject)."""
     subjects = frozenset().union(*(scope for _, _, _, scope, _ in pool))
     return [
         frozenset(conflicts(set(wanted), scope, entities(text) or set(referent), around, own, subjects))
-        for (_, text, _, scope, _), around, referent in zip(pool, arounds, referents, strict=True)
+        | (_other_subject(u, wanted, question) if own and wanted else frozenset())
+        for (u, text, _, scope, _), around, referent in zip(pool, arounds, referents, strict=True)
     ]
+
+
+def _other_subject(u: Unit, wanted: frozenset[str], question: str) -> frozenset[str]:
+    """A table row about another thing that names the asked one only as a value: asked the price
+    of the Verda M3 Pro, "Razor blade set | BL-9 | Fits: M3, M3 Pro, M30 | €19.90" is the blade
+    set's price (its subject, returned), where "Battery 3.0 Ah | … | M3 Pro | €99" answers "the
+    price of the M3 Pro battery", whose words name it."""
+    if u.kind != "row" or len(u.cells) < 2 or not (subject := u.cells[0].strip()):
+        return frozenset()
+    if matches(wanted, entities(subject)) or not matches(wanted, entities(" ".join(u.cells[1:]))):
+        return frozenset()
+    if STEMMER.stem_set(content_words(subject)) & STEMMER.stem_set(content_words(question)):
+        return frozenset()
+    return frozenset({subject})
 
 
 # a sentence whose subject is a pronoun: it speaks of what the sentence before it named

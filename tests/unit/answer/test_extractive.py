@@ -1453,3 +1453,28 @@ def test_a_lists_lead_in_names_the_models_its_steps_are_for(scorer: SentenceScor
     assert "about 50 %" in m30 and "fully" not in m30 and "screwdriver" not in m30.lower(), m30
     m3 = ask("How should I store the M3 over winter?", "procedural", scorer, evidence)
     assert "Charge the battery fully" in m3 and "50 %" not in m3, m3
+
+
+PARTS = """# Verda accessories
+
+## Blades and batteries
+
+| Item | Code | Fits | Price |
+|---|---|---|---|
+| Razor blade set (9 pcs) | BL-9 | M3, M3 Pro, M30 | €19.90 |
+| Titanium blade set (9 pcs) | BL-9T | M3, M3 Pro, M30 | €34.90 |
+| Battery 3.0 Ah | BP-30 | M3 Pro | €99 |
+
+Batteries are not interchangeable between models."""
+
+
+def test_a_row_about_another_thing_is_not_the_asked_models_value(scorer: SentenceScorer) -> None:
+    """Found on a robot-mower corpus: "How much is the Verda M3 Pro?" quoted the blade sets' and
+    the battery's prices, whose rows name the M3 Pro only in their "Fits" cells."""
+    pro = "# Verda M3 Pro\n\nThe Verda M3 Pro costs €899. It adds GPS tracking to the compact M3 body."
+    evidence = [entry("accessories.md", PARTS, 0.82), entry("verda-m3-pro.md", pro, 0.8)]
+    price = ask("How much is the Verda M3 Pro?", "factual", scorer, evidence)
+    assert "€899" in price and "€19.90" not in price and "€99 " not in price + " ", price
+    # a row whose own words the question says is still about what it asks
+    battery = ask("What is the price of the M3 Pro battery?", "factual", scorer, evidence)
+    assert "€99" in battery, battery
