@@ -207,23 +207,24 @@ def _clashes(
     a pronoun names what it refers to ("The M5 weighs 13.6 kg. Its wheels …": the M5's wheels). Asked
     for an attribute of what it names, a table row about another thing is that thing's (_other_subject)."""
     subjects = frozenset().union(*(scope for _, _, _, scope, _ in pool))
+    said = STEMMER.stem_set(content_words(question)) if own and wanted else None
     return [
         frozenset(conflicts(set(wanted), scope, entities(text) or set(referent), around, own, subjects))
-        | (_other_subject(u, wanted, question) if own and wanted else frozenset())
+        | (_other_subject(u, wanted, said) if said is not None else frozenset())
         for (u, text, _, scope, _), around, referent in zip(pool, arounds, referents, strict=True)
     ]
 
 
-def _other_subject(u: Unit, wanted: frozenset[str], question: str) -> frozenset[str]:
+def _other_subject(u: Unit, wanted: frozenset[str], said: frozenset[str]) -> frozenset[str]:
     """A table row about another thing that names the asked one only as a value: asked the price
     of the Verda M3 Pro, "Razor blade set | BL-9 | Fits: M3, M3 Pro, M30 | €19.90" is the blade
     set's price (its subject, returned), where "Battery 3.0 Ah | … | M3 Pro | €99" answers "the
-    price of the M3 Pro battery", whose words name it."""
+    price of the M3 Pro battery", whose words (said: the question's stems) name it."""
     if u.kind != "row" or len(u.cells) < 2 or not (subject := u.cells[0].strip()):
         return frozenset()
     if matches(wanted, entities(subject)) or not matches(wanted, entities(" ".join(u.cells[1:]))):
         return frozenset()
-    if STEMMER.stem_set(content_words(subject)) & STEMMER.stem_set(content_words(question)):
+    if STEMMER.stem_set(content_words(subject)) & said:
         return frozenset()
     return frozenset({subject})
 
