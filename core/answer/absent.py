@@ -38,7 +38,8 @@ FRAMING = frozenset(
     "put puts out one my want wants compared compare comparison versus vs than difference differences "
     "differ between more less "
     # and the nouns that stand for any value ("the warranty period", "the number of …")
-    "period duration amount number value level figure spec specs specification details".split()
+    "period duration amount number value level figure reading readings measurement measurements spec specs "
+    "specification details".split()
 )
 # a yes/no question whose verb names having a thing ("Does the ArmX3 have a battery?", "Does the T1
 # support geofencing?", "… measure humidity?") is read; any other yes/no question's words may

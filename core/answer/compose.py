@@ -570,8 +570,9 @@ def _from_sections(
         return None
     found: dict[str, list[Scored]] = {}
     for x in sorted(usable, key=lambda x: x.order):
-        if x.unit.kind == "row" and any(entities(h) for h in x.unit.header):
-            continue  # a row of a table whose columns are models: _from_table reads those
+        if x.unit.kind == "row" and sum(bool(entities(h)) for h in x.unit.header) > 1:
+            continue  # a row of a table whose columns are models: _from_table reads those (a
+            # model's own specification table, one column named by it, is that model's)
         about = [w for w in sorted(wanted) if matches({w}, set(x.scope) | entities(x.text))]
         if len(about) == 1:  # a unit naming several of them compares nothing by itself
             found.setdefault(about[0], []).append(x)

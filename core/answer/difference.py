@@ -4,7 +4,7 @@
 answer gives each side's value (core/answer/compose.py) and then the difference, written so a
 reader sees how it was reached: "Difference: 1,800 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200
 Pa)". It is written only when the question asks how much more or less, by how much, or the
-difference in something, and each side's value text holds exactly one number: a quantity with a
+difference in something ("the price difference" too), and each side's value text holds exactly one number: a quantity with a
 unit or a currency, not negative, not a range, a size "30 × 20 cm" or a date. Both must be in the
 same unit or currency, at the same rate ("$8/month" is no "$79/year") and with the same bracketed
 qualifier ("$1,199 (US)" is no "$1,599 (AU)"); no unit is converted. The grounding check
@@ -31,6 +31,22 @@ ASKS = re.compile(
     r"|\bby\s+how\s+(?:much|many)\b|\bdifference\s+in\b",
     re.I,
 )
+# "the price difference between …" names what differs; "the main difference between …" does not
+_NOUN_DIFFERENCE = re.compile(r"\b([a-z]+)\s+difference\b", re.I)
+_ANY_DIFFERENCE = frozenset(
+    "main key big biggest major real only important significant overall practical general actual "
+    "fundamental chief basic whole exact".split()
+)
+
+
+def asks(question: str) -> bool:
+    """Whether the question asks how much more or less, by how much, or the difference in
+    something ("the difference in price", "the price difference")."""
+    return bool(ASKS.search(question)) or any(
+        m.group(1).lower() not in STOP_WORDS | _ANY_DIFFERENCE for m in _NOUN_DIFFERENCE.finditer(question)
+    )
+
+
 _CURRENCY = r"(?:(?P<sign>[$€£¥])|\b(?P<code>USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)"
 _QUANTITY = re.compile(
     rf"{_CURRENCY}?(?<![A-Za-z0-9.,])(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+,\d{{1,2}}|\d+(?:\.\d+)?)(?![\d,.]*\d)"
@@ -134,7 +150,7 @@ def line(question: str, sides: Sequence[tuple[str, str]]) -> str:
     """The difference line for two (name, value text) sides, larger first ("" when the question
     asks for no difference, there are not two sides, or they do not state one quantity each of
     one kind)."""
-    if len(sides) != 2 or not ASKS.search(question):
+    if len(sides) != 2 or not asks(question):
         return ""
     a, b = (sole_quantity(text) for _, text in sides)
     if a is None or b is None or a.kind != b.kind:

@@ -17,7 +17,7 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.answer_type import expected_type, stating
 from core.query.attribute import asks_attribute
-from core.query.entities import conflicts, entities, matches, question_entities, siblings
+from core.query.entities import conflicts, entities, matches, question_entities, siblings, written
 from core.query.measure import measured
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
@@ -91,7 +91,7 @@ def score_units(
     arounds: list[frozenset[str]] = []  # pool index → Scored.around
     leads: dict[int, tuple[str, int]] = {}  # pool index → the lead-in of its list and its items
     places: list[int] = []  # pool index → its place (Scored.place)
-    referents: list[frozenset[str]] = []  # pool index → what its opening pronoun refers to
+    referents: list[Referent] = []  # pool index → what its opening pronoun refers to
     named_leads: list[str] = []  # pool index → its list's lead-in when that names the asked thing
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
@@ -114,7 +114,8 @@ def score_units(
             under = entities(lead) if wanted else set()
             pool.append((u, text, e, frozenset(scope | under), n * 100000 + u.position))
             named_leads.append(lead if under and matches(wanted, under) else "")
-            referents.append(_antecedent(parsed, i) if wanted else frozenset())
+            from_start = e.fate in (Fate.KEPT, Fate.TRUNCATED)
+            referents.append(_antecedent(parsed, i, e.title, from_start) if wanted else Referent())
             arounds.append(
                 frozenset(title_scope.union(known[e.source], under, *(entities(h) for h in u.path)))
             )
@@ -125,7 +126,7 @@ def score_units(
         return Evidence(question, query_type, wanted, (), asked, own)
     clashes = _clashes(pool, arounds, wanted, own, referents, question)
     bare = [u.text if u.kind == "item" else text for u, text, *_ in pool]
-    contexts = _contexts(pool, bare, arounds, wanted, named_leads)
+    contexts = _contexts(pool, bare, arounds, wanted, named_leads, referents)
     sims, by_part = _relevance(contexts, pool, bare, question, asked, wanted, scorer, weights)
     units = tuple(
         Scored(u, text, e.source, citation_label(e.source, e.page), float(sims[i]), order, scope, clashes[i],
@@ -198,7 +199,7 @@ def _clashes(
     arounds: Sequence[frozenset[str]],
     wanted: frozenset[str],
     own: bool,
-    referents: Sequence[frozenset[str]],
+    referents: Sequence[Referent],
     question: str,
 ) -> list[frozenset[str]]:
     """Each unit's conflicts (core/query/entities.conflicts). The things the evidence stands under
@@ -209,7 +210,7 @@ def _clashes(
     subjects = frozenset().union(*(scope for _, _, _, scope, _ in pool))
     said = STEMMER.stem_set(content_words(question)) if own and wanted else None
     return [
-        frozenset(conflicts(set(wanted), scope, entities(text) or set(referent), around, own, subjects))
+        frozenset(conflicts(set(wanted), scope, entities(text) | referent.names, around, own, subjects))
         | (_other_subject(u, wanted, said) if said is not None else frozenset())
         for (u, text, _, scope, _), around, referent in zip(pool, arounds, referents, strict=True)
     ]
@@ -233,18 +234,40 @@ def _other_subject(u: Unit, wanted: frozenset[str], said: frozenset[str]) -> fro
 _PRONOUN_SUBJECT = re.compile(r"(?:It|Its|They|Their|This|These|He|She|His|Her)\b")
 
 
-def _antecedent(parsed: Sequence[Unit], i: int) -> frozenset[str]:
-    """The entities a sentence opening with a pronoun refers to: those the nearest sentence before
-    it in its paragraph names (none when it names some itself, or opens otherwise)."""
+@dataclass(frozen=True)
+class Referent:
+    """What a sentence opening with a pronoun is about: the entities and their names as written."""
+
+    names: frozenset[str] = frozenset()
+    written: str = ""
+
+
+def _antecedent(parsed: Sequence[Unit], i: int, title: str, from_start: bool) -> Referent:
+    """What a sentence opening with a pronoun refers to: the entities the nearest sentence before it
+    names that does not open with a pronoun itself (one that does, "It needs a C-wire; unlike the
+    T4 Pro, it …", speaks of the same thing). A paragraph opening with a pronoun goes on about the
+    paragraph before it; one that opens a chunk of a page without headings (from_start: injected
+    from its start), about what the page's title names ("t40" of t40.txt, whose first paragraph
+    named it)."""
     u = parsed[i]
-    if u.kind != "sentence" or not _PRONOUN_SUBJECT.match(u.text) or entities(u.text):
-        return frozenset()
+    if u.kind != "sentence" or not _PRONOUN_SUBJECT.match(u.text):
+        return Referent()
+    last = u
     for prev in reversed(parsed[:i]):
-        if prev.kind != "sentence" or prev.line != u.line:
-            return frozenset()
-        if named := entities(prev.text):
-            return frozenset(named)
-    return frozenset()
+        if prev.kind != "sentence" or prev.path != u.path:
+            return Referent()
+        if prev.line != last.line and not (from_start and _PRONOUN_SUBJECT.match(last.text)):
+            return Referent()
+        last = prev
+        if not _PRONOUN_SUBJECT.match(prev.text) and (found := written(prev.text)):
+            return _referent(found)
+    if from_start and not u.path and last is parsed[0] and _PRONOUN_SUBJECT.match(last.text):
+        return _referent(written(title))
+    return Referent()
+
+
+def _referent(found: Sequence[tuple[str, str]]) -> Referent:
+    return Referent(frozenset(norm for _, norm in found), " ".join(dict.fromkeys(w for w, _ in found)))
 
 
 def _contexts(
@@ -253,13 +276,16 @@ def _contexts(
     arounds: Sequence[frozenset[str]],
     wanted: frozenset[str],
     named_leads: Sequence[str],
+    referents: Sequence[Referent],
 ) -> list[str]:
     """Each unit as it is scored: under its last two headings, and the one naming the asked thing
-    (a list item: under its lead-in too when that names it)."""
+    (a list item: under its lead-in too when that names it; a sentence opening with a pronoun: under
+    the names it refers to when they are the asked thing's)."""
     return [
-        " › ".join((*_named(e, u, around, wanted), *u.path[-2:], *((lead,) if lead else ()), b))
-        for (u, _, e, *_), b, around, lead in zip(pool, bare, arounds, named_leads, strict=True)
-    ]
+        " › ".join((*_named(e, u, around, wanted), *u.path[-2:], *((lead,) if lead else ()),
+                    *((ref.written,) if matches(wanted, ref.names) and not entities(b) else ()), b))
+        for (u, _, e, *_), b, around, lead, ref in zip(pool, bare, arounds, named_leads, referents, strict=True)
+    ]  # fmt: skip
 
 
 def _named(e: LedgerEntry, u: Unit, around: frozenset[str], wanted: frozenset[str]) -> tuple[str, ...]:

@@ -54,6 +54,10 @@ def test_a_side_states_one_quantity_or_none() -> None:
          "Difference: 17.1 kg (B50: 24,9 kg − B5: 7.8 kg)"),
         ("How much more water does the B50 hold?", [("B5", "1,2 L"), ("B50", "2,5 L")],
          "Difference: 1,3 L (B50: 2,5 L − B5: 1,2 L)"),
+        # the attribute named before "difference" (a thermostat review: "the price difference
+        # between the T4 and the T4 Pro" listed both prices without it)
+        ("What's the price difference between the T4 and the T4 Pro?", [("T4", "$129"), ("T4 Pro", "$189")],
+         "Difference: $60 (T4 Pro: $189 − T4: $129)"),
     ],
 )  # fmt: skip
 def test_a_difference_asked_for_is_computed_larger_first(question: str, sides: list, expected: str) -> None:
@@ -76,6 +80,9 @@ def test_a_difference_asked_for_is_computed_larger_first(question: str, sides: l
         ("What's the difference in how they detect collisions?",
          [("ArmX2", "wrist force-torque sensor"), ("ArmX3", "torque sensors in all six joints")]),
         ("How much more suction does the D6 have?", SUCTION[:1]),
+        # "the main difference" names no attribute: a generic comparison gets no subtraction
+        ("What's the main difference between the D3 and the D6?", SUCTION),
+        ("What is the difference between the D3 and the D6?", SUCTION),
     ],
 )  # fmt: skip
 def test_no_difference_unless_asked_and_each_side_states_one_quantity_of_one_kind(

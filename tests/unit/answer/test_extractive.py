@@ -414,6 +414,20 @@ def test_a_comparison_of_two_named_products_reads_each_ones_spec_table(scorer: S
     assert "340 g" in lines[1] and "$6,750" in lines[1] and "adds a camera" not in text
 
 
+def test_a_comparison_reads_each_models_own_table_named_in_its_header(scorer: SentenceScorer) -> None:
+    """Found on a thermostat corpus: each model's specification table names it in its header
+    ("| Specification | Solvane T4 Pro |"), and those rows were left to the reading of one table
+    whose columns are the models, so "How many more hours …" listed both rows and no difference."""
+    pages = [
+        entry(f"{slug}.md", f"# Solvane {name}\n\n## Specifications\n\n| Specification | Solvane {name} |\n"
+              f"|---|---|\n| Price | {price} |\n| Battery backup | {hours} |", 0.7)
+        for slug, name, price, hours in (("t4", "T4", "$129", "8 hours"), ("t4-pro", "T4 Pro", "$189", "20 hours"))
+    ]  # fmt: skip
+    text = ask("How many more hours of battery backup does the T4 Pro have than the T4?", "comparison",
+               scorer, pages)  # fmt: skip
+    assert "Difference**: 12 hours" in text and "$1" not in text, text
+
+
 def test_comparison_of_entities_that_are_table_rows(scorer: SentenceScorer) -> None:
     table = (
         "# Ticket priorities\n\n| Priority | Meaning | Answer within |\n| --- | --- | --- |\n"
@@ -1416,6 +1430,42 @@ def test_a_sentence_opening_with_a_pronoun_is_about_what_the_sentence_before_nam
     assert "24 cm" not in asked_pro.text, asked_pro.text
     asked_m5 = extractive_answer("What is the wheel diameter of the M5?", e, scorer, REFUSAL, 0.1)
     assert "24 cm" in asked_m5.text, asked_m5.text
+
+
+T40_PAGE = (  # a plain-text page: it names its model in its first sentence only
+    "The Solvane T40 is our flagship thermostat. It costs $249.\n\n"
+    "It measures 102 × 102 × 26 mm. Its aluminium bezel comes in two finishes, Silver and Matte Black."
+)
+T40_NEXT = "It measures temperature with an accuracy of ±0.2 °C. It draws 2.1 W from the supply."
+T6_PAGE = (
+    "# Solvane T6\n\nThe Solvane T6 is our thermostat for boilers. It costs $99. It has an e-ink screen."
+)
+
+
+def test_a_paragraph_opening_with_a_pronoun_and_a_chunk_of_a_page_without_headings_are_its_subjects(
+    scorer: SentenceScorer,
+) -> None:
+    """Found on a thermostat corpus: the T40's page is plain text whose paragraphs open "It …", and
+    its second chunk names no model at all. "What's the temperature accuracy of the T6?" (which
+    no page states) was answered with the T40's "It measures temperature with an accuracy of
+    ±0.2 °C", and the T40's colours were passed over for sentences naming it."""
+    e = [
+        replace(entry("t40.txt", T40_PAGE, 0.8), title="t40", chunk_index=0),
+        replace(entry("t40.txt", T40_NEXT, 0.8), title="t40", chunk_index=1),
+        replace(entry("t6.md", T6_PAGE, 0.75), chunk_index=0),
+    ]
+    for question, value, about_t40 in (
+        ("What's the temperature accuracy of the T6?", "±0.2", False),  # the next chunk: the title's
+        ("How accurate is the T40's temperature sensor?", "±0.2", True),
+        ("What finishes does the T6 come in?", "Silver", False),  # a paragraph going on about the T40
+        ("What finishes does the T40 come in?", "Silver", True),
+    ):
+        d = extractive_answer(question, e, scorer, REFUSAL, 0.1)
+        assert (value in d.text) == about_t40, (question, d.text)
+    # a summarised chunk may have lost the paragraph before: a pronoun there refers to nothing known
+    cut = [replace(x, fate=Fate.SUMMARISED) if x.source == "t40.txt" else x for x in e]
+    units = score_units("How accurate is the T40?", cut, scorer).units
+    assert all(not x.conflict for x in units if x.source == "t40.txt")
 
 
 WINTER = """# Maintenance: blades and winter storage

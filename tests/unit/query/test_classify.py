@@ -36,6 +36,12 @@ def test_each_type_recognised() -> None:
     assert classify_offline("Which settings are no longer supported in 4.2?") == "factual"  # no choice
     assert classify_offline("Does a repair take 3 or 5 business days?") == "factual"
     assert classify_offline("How do I get a refund or a replacement?") == "procedural"
+    # how much more … than, however far apart: a review's "How many more hours of battery backup
+    # does the T4 Pro have than the T4?" was read as a factual question
+    assert (
+        classify_offline("How many more hours of battery backup does the T4 Pro have than the T4?")
+        == "comparison"
+    )
 
 
 def _settings(tmp_path: Path, url: str) -> Settings:
