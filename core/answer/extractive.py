@@ -26,7 +26,7 @@ from core.query.classify import asks_how_to
 from core.query.entities import entities, matches, siblings, without_entities
 from core.scoring import SentenceScorer
 from core.stems import STEMMER
-from core.text import ATTRIBUTE_OF, NUMBER, content_words, words
+from core.text import ATTRIBUTE_OF, NUMBER, STOP_WORDS, content_words, words
 from core.types import LedgerEntry
 
 EXAMPLE_MOST = 4  # the sentences of an example a factual answer quotes when the example leads
@@ -154,7 +154,36 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
             )
             return compose.units([*run, *([other] if other is not None else [])])
         return compose.units(pick(usable, floor, most=4, per_source=True))
+    announced = _announced(ev, usable, best)
+    if announced is not None:  # "What conditions …?": the list of them, with its lead-in
+        return _written([announced], ev, usable)
     return _factual(ev, usable, floor, best)
+
+
+# "What conditions does a return have to meet?", "What are the documents …", "Which accessories …":
+# a question asking for things of one kind, named in the plural after its question word
+_ASKS_THINGS = re.compile(r"^\W*(?:what|which)\s+(?:are\s+(?:the\s+)?)?([a-z]+s)\b", re.I)
+
+
+def _announced(ev: Evidence, usable: Sequence[Scored], best: Scored) -> Scored | None:
+    """The lead-in of the list the question asks for: it names the asked things ("A return is
+    accepted on the following conditions:" for "What conditions …?") and scores at least
+    FACTUAL_FOLLOW of the best unit (a sentence sharing more of the question's words, "Returns that
+    do not meet condition 3 are refused", states one consequence, not the conditions); None when
+    the question asks for no things or no such lead-in was injected with its list."""
+    m = _ASKS_THINGS.match(ev.question)
+    if m is None or ev.query_type != "factual" or m.group(1).lower() in STOP_WORDS:
+        return None
+    things = STEMMER.stem_set([m.group(1).lower()])
+    leads = [
+        x
+        for x in usable
+        if compose.is_lead(x)
+        and x.score >= FACTUAL_FOLLOW * best.score
+        and things & STEMMER.stem_set(content_words(x.text))
+        and _list_of(x, ev.units)
+    ]
+    return max(leads, key=lambda x: x.score, default=None)
 
 
 def _factual(ev: Evidence, usable: list[Scored], floor: float, best: Scored) -> tuple[str, tuple[str, ...]]:

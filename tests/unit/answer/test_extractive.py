@@ -218,6 +218,31 @@ def test_a_lead_in_belongs_to_its_own_list_only(scorer: SentenceScorer) -> None:
     assert leads == {""}
 
 
+CONDITIONS = """# Returns
+
+A return is accepted on the following conditions:
+
+1. You have the order number or another proof of purchase.
+2. The product is returned with all parts that came in the box.
+3. The product has not been damaged by incorrect installation.
+
+Returns that do not meet condition 2 are refunded minus the price of the missing parts. \
+Returns that do not meet condition 3 are refused and sent back to you."""
+
+
+def test_a_question_asking_for_things_gets_the_list_its_lead_in_announces(scorer: SentenceScorer) -> None:
+    """Found on a thermostat corpus: "What conditions does a return have to meet?" was answered
+    with the two sentences saying what happens to a return that fails one ("condition", "meet",
+    "return": more of the question's words), not with the conditions."""
+    evidence = [entry("policies/returns.md", CONDITIONS)]
+    text = ask("What conditions does a return have to meet?", "factual", scorer, evidence)
+    assert text.startswith("A return is accepted on the following conditions"), text
+    assert "3. The product has not been damaged" in text
+    # asked for one consequence, the sentence stating it still answers
+    text = ask("What happens to a return that does not meet condition 3?", "factual", scorer, evidence)
+    assert text.startswith("Returns that do not meet condition 3 are refused"), text
+
+
 def test_missing_steps_are_marked(scorer: SentenceScorer) -> None:
     cut = PAIRING.replace("3. Select the drone's serial number on the controller screen.\n", "")
     text = ask(
