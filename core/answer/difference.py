@@ -5,7 +5,7 @@ answer gives each side's value (core/answer/compose.py) and then the difference,
 reader sees how it was reached: "Difference: 1,800 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200
 Pa)". It is written only when the question asks how much more or less, by how much, or the
 difference in something ("the price difference" too), and each side's value text holds exactly one number: a quantity with a
-unit or a currency, not negative, not a range, a size "30 × 20 cm" or a date. Both must be in the
+unit (also joined by a hyphen, "3.5-inch") or a currency, not negative, not a range, a size "30 × 20 cm" or a date. Both must be in the
 same unit or currency, at the same rate ("$8/month" is no "$79/year") and with the same bracketed
 qualifier ("$1,199 (US)" is no "$1,599 (AU)"); no unit is converted. The grounding check
 (core/answer/grounding.py) does not take such a line on trust (verify): it reads both quantities
@@ -50,7 +50,7 @@ def asks(question: str) -> bool:
 _CURRENCY = r"(?:(?P<sign>[$€£¥])|\b(?P<code>USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?)"
 _QUANTITY = re.compile(
     rf"{_CURRENCY}?(?<![A-Za-z0-9.,])(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+,\d{{1,2}}|\d+(?:\.\d+)?)(?![\d,.]*\d)"
-    r"(?:\s?(?!(?:per|an?|each)\b)(?P<unit>%|°\s?[CF]\b|[A-Za-zµΩ]+))?"
+    r"(?:(?:\s?|-(?=[A-Za-z]))(?!(?:per|an?|each)\b)(?P<unit>%|°\s?[CF]\b|[A-Za-zµΩ]+))?"
     r"(?:\s*(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)(?P<rate>[A-Za-z]+))?"
     r"(?:\s*\((?P<qualifier>[^()]*)\))?"
 )

@@ -38,7 +38,9 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b(compare[sd]?|comparison|comparing|difference|differences|differ|differs|distinguish(es)?|versus|vs\.?"
             r"|contrast|better|worse|faster|slower|cheaper|heavier|lighter|stronger|larger|smaller"
-            r"|more .{1,30} than|less .{1,30} than|how (much|many) (more|fewer|less)\b[^?]*\bthan"
+            r"|more .{1,30} than|less .{1,30} than|how (much|many) (more|fewer|less|longer|shorter|wider"
+            r"|narrower|taller|higher|lower|bigger|deeper|thicker|thinner|quieter|louder|further|farther"
+            r"|older|newer)\b[^?]*\bthan"
             r"|prefer|choose between|which (one|is|should)"
             r"|similarities|similar to|same as|outperform|advantages? of .+ over|different (from|than)"
             r"|changed between .+ and|(pick|choose|buy) (the |a |an )?[\w-]+ or"

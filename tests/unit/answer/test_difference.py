@@ -17,6 +17,13 @@ def test_a_side_states_one_quantity_or_none() -> None:
     assert sole_quantity("Price (RRP): USD 599").text == "USD 599"
     # one-letter units that are also left of a contraction ("I'm", "it's") are units after a number
     assert [sole_quantity(t).text for t in ("10 m", "0.35 s", "2 t")] == ["10 m", "0.35 s", "2 t"]
+    # a unit joined by a hyphen ("3.5-inch colour touchscreen", "a 5-year warranty"): a thermostat
+    # review's display sizes gave no "Largest" line; a hyphen before a digit is a range, no unit
+    assert [sole_quantity(t).text for t in ("3.5-inch colour touchscreen", "a 5-year warranty")] == [
+        "3.5-inch",
+        "5-year",
+    ]
+    assert sole_quantity("1.8-2.4 kg") is None and sole_quantity("model ZX-10R") is None
     for text in (
         "60–90 min",  # a range
         "30 × 20 × 10 cm",  # a size

@@ -42,6 +42,8 @@ def test_each_type_recognised() -> None:
         classify_offline("How many more hours of battery backup does the T4 Pro have than the T4?")
         == "comparison"
     )
+    assert classify_offline("How much wider does the M5 cut than the M30?") == "comparison"
+    assert classify_offline("How much longer is the warranty on the E7?") == "factual"  # no other side
 
 
 def _settings(tmp_path: Path, url: str) -> Settings:
