@@ -100,6 +100,9 @@ def answer_from_scored(
         return Draft(refusal, (), True, f"best sentence score {best:.3f} < {min_score:.2f}", best)
     # "Which model has the longest range?": the table row and the one holding the extreme
     top = superlative.answer(ev.question, usable) if ev.query_type in ("factual", "comparison") else None
+    if top is None and ev.query_type in ("factual", "comparison"):  # no table's values answer it: a
+        said = superlative.stated(ev.question, usable)  # sentence saying which one is, if any
+        top = compose.units([said]) if said is not None else None
     other = superlative.unknown_kind(ev.question, counts, usable, top) if may_refuse and top else ""
     if other:  # "Which is the cheapest car?" of e-bike documents: no row of theirs answers it
         return Draft(refusal, (), True, other, best)

@@ -66,7 +66,7 @@ _MOST_OF = {
 }
 _UP = {"expensive": "max", "affordable": "min", "quiet": "min"}  # the direction "most" gives, if not "max"
 _SUPERLATIVE = re.compile(
-    rf"(?<!\bat )\b(?:the\s+)?(?:(?P<adj>{'|'.join(_ADJECTIVES)})|(?P<most>most|least)\s+(?P<what>[a-z]+))"
+    rf"(?<!\bat )\b(?:(?:the|your|our)\s+)?(?:(?P<adj>{'|'.join(_ADJECTIVES)})|(?P<most>most|least)\s+(?P<what>[a-z]+))"
     r"(?:\s+(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?))?",
     re.I,
 )
@@ -79,6 +79,7 @@ _ASKS = re.compile(
     r"^\W*(?:which\b|what(?:'s|\s+(?:is|are))\s+the\s+(?:(?:most|least)\s+[a-z]+|[a-z]+est)\b)", re.I
 )
 _LINKING = frozenset("is are was were be".split())  # "Which drone is fastest?"
+_DETERMINERS = frozenset({"the", "your", "our"})  # "Which is your cheapest thermostat?"
 _BOUND = re.compile(
     r"\b(?:under|over|below|above|within|up\s+to|at\s+(?:least|most)|(?:less|more|fewer)\s+than|"
     r"no\s+(?:more|less)\s+than|max(?:imum)?|min(?:imum)?|beyond|exceeding)\s*$",
@@ -118,7 +119,7 @@ def asked(question: str) -> Asked | None:
     if m is None or len(_ONE.findall(question)) != 1 or not _ASKS.search(question):
         return None
     before = question[: m.start()].split()
-    if m.group().lower().split()[0] != "the" and before and before[-1].lower() not in _LINKING:
+    if m.group().lower().split()[0] not in _DETERMINERS and before and before[-1].lower() not in _LINKING:
         return None  # an adverb of another verb ("Which drone charges fastest?"), not the asked value
     if m.group("adj"):
         word = m.group("adj").lower()
@@ -226,6 +227,34 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     )
     lines = [*(f"- {cite(s.quote, s.label)}" for s in by), f"- {cite(quote, x.label)}"]
     return "\n".join([*lines, f"- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}"]), (x.label,)
+
+
+STATED_SHARE = 0.8  # a sentence stating the superlative answers when it scores this share of the best
+
+
+def stated(question: str, usable: Sequence[Scored]) -> Scored | None:
+    """The sentence that says which one is the asked superlative, for a question no table's values
+    answer ("Which is your cheapest thermostat?" when the price row was not retrieved: "…, the T6 is
+    the simplest and cheapest choice"): it holds the superlative's word, names something, stands
+    among what the question compares (its words or headings say "thermostat": a purifier's "It is
+    also the heaviest" is no filter's) and scores at least STATED_SHARE of the best unit; None when
+    none does."""
+    ask = asked(question)
+    if ask is None or not usable:
+        return None
+    said = re.compile(rf"\b{re.escape(ask.word.lower())}\b", re.I)
+    kind = _stems(" ".join(_compared(question, ask)))
+    best = max(x.score for x in usable)
+    hits = [
+        x
+        for x in usable
+        if x.unit.kind == "sentence"
+        and x.score >= STATED_SHARE * best
+        and said.search(x.text)
+        and entities(x.text)
+        and kind <= _stems(" ".join((*x.unit.path, x.text)))
+    ]
+    return max(hits, key=lambda x: x.score, default=None)
 
 
 def _qualified(question: str, x: _Series, every: Sequence[_Series]) -> tuple[list[_Series], set[str]] | None:

@@ -108,6 +108,8 @@ def test_the_superlative_and_its_attribute_are_read_from_the_wording() -> None:
     assert longest.attribute == {"range"}
     cheapest = asked("What is the cheapest Stride?")  # a name after it is no attribute; its own decides
     assert cheapest is not None and cheapest.attribute == {"price"}
+    yours = asked("Which is your cheapest thermostat?")  # "your", "our" stand where "the" does
+    assert yours is not None and yours.attribute == {"price"} and yours.noun == {"thermostat"}
     least = asked("Which is the least expensive model?")
     assert least is not None and (least.word, least.direction, least.attribute) == (
         "Least expensive",
@@ -341,3 +343,30 @@ Run times are measured on a flat, dry lawn."""
     e = [entry("verda-m3.md", own, 0.85), entry("compare.md", compare, 0.8)]
     lines = _bold("Which mower has the longest run time?", e, scorer)
     assert "- **Longest**: Verda M5 (180 min) (compare.md)." in lines, lines
+
+
+def test_without_a_table_a_sentence_saying_which_one_is_answers(scorer: SentenceScorer) -> None:
+    """Found on a thermostat corpus: "Which is your cheapest thermostat?" (the comparison table's
+    price row not among the candidates) listed the sensor rows of every model, while the best
+    passage said which one is cheapest."""
+    compare = """# Compare Solvane thermostats
+
+| Feature | Solvane T6 | Solvane T4 | Solvane T40 |
+|---|---|---|---|
+| Remote room sensors | None | Up to 2 | Up to 16 |
+| Humidity sensor | No | No | Yes |
+
+## How to choose
+
+If your home is heated only by a boiler, the T6 is the simplest and cheapest choice. The T40 is \
+for homes with a heat pump and a furnace."""
+    e = [entry("compare.md", compare, 0.8)]
+    d = extractive_answer("Which is your cheapest thermostat?", e, scorer, REFUSAL, 0.25, "comparison")
+    assert d.text.startswith(
+        "If your home is heated only by a boiler, the T6 is the simplest and cheapest"
+    ), d.text
+    assert "Remote room sensors" not in d.text
+    # a table that gives the values still answers with them
+    priced = compare.replace("| Humidity sensor | No | No | Yes |", "| Price | $99 | $129 | $249 |")
+    lines = _bold("Which is your cheapest thermostat?", [entry("compare.md", priced, 0.8)], scorer)
+    assert any(line.startswith("- **Cheapest**: Solvane T6 ($99)") for line in lines), lines
