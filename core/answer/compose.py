@@ -586,11 +586,20 @@ def _from_sections(
                 continue
             naming = [max(naming, key=lambda x: (_attr_match(fact_key(x.unit), attrs), x.score))]
         chosen = naming[:3] or [max(xs, key=lambda x: x.score)]
-        out[_display(w, chosen[0])] = [(x.text, x.label) for x in chosen]
+        out[_display(w, chosen[0])] = [(_own_row(x), x.label) for x in chosen]
         chosen_all.extend(chosen)
     if not chosen_all:
         return None
     return out, sum(x.score for x in chosen_all) / len(chosen_all)
+
+
+def _own_row(x: Scored) -> str:
+    """A unit as its entity's bullet shows it: a row of the entity's own table (its one value column
+    named by it) as "Battery backup 20 hours", not again under the name the bullet leads with."""
+    u = x.unit
+    if u.kind == "row" and len(u.cells) == 2 and len(u.header) == 2 and entities(u.header[1]):
+        return f"{u.cells[0].strip()} {u.cells[1].strip()}"
+    return x.text
 
 
 def _display(token: str, x: Scored) -> str:

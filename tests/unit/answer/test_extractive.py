@@ -451,6 +451,8 @@ def test_a_comparison_reads_each_models_own_table_named_in_its_header(scorer: Se
     text = ask("How many more hours of battery backup does the T4 Pro have than the T4?", "comparison",
                scorer, pages)  # fmt: skip
     assert "Difference**: 12 hours" in text and "$1" not in text, text
+    # each bullet names its model once: the row's value, not "Battery backup — Solvane T4: 8 hours"
+    assert "Battery backup 8 hours (t4.md)" in text and "— Solvane" not in text, text
 
 
 def test_comparison_of_entities_that_are_table_rows(scorer: SentenceScorer) -> None:
