@@ -4,10 +4,11 @@
 answer gives each side's value (core/answer/compose.py) and then the difference, written so a
 reader sees how it was reached: "Difference: 1,800 Pa (Dustwise D6: 4,000 Pa − Dustwise D3: 2,200
 Pa)". It is written only when the question asks how much more or less, by how much, or the
-difference in something ("the price difference" too), and each side's value text holds exactly one number: a quantity with a
-unit (also joined by a hyphen, "3.5-inch") or a currency, not negative, not a range, a size "30 × 20 cm" or a date. Both must be in the
-same unit or currency, at the same rate ("$8/month" is no "$79/year") and with the same bracketed
-qualifier ("$1,199 (US)" is no "$1,599 (AU)"); no unit is converted. The grounding check
+difference in something ("the price difference" too), and each side's value text holds exactly one
+number: a quantity with a unit (also joined by a hyphen, "3.5-inch") or a currency, not negative, not
+a range, a size "30 × 20 cm" or a date. Both must be in the same unit or currency, at the same
+rate ("$8/month" is no "$79/year") and with the same bracketed qualifier ("$1,199 (US)" is no
+"$1,599 (AU)"); no unit is converted. The grounding check
 (core/answer/grounding.py) does not take such a line on trust (verify): it reads both quantities
 back, finds each in the evidence and, with its name, in another sentence of the answer, and redoes
 the subtraction to the written precision.
@@ -35,7 +36,7 @@ ASKS = re.compile(
 _NOUN_DIFFERENCE = re.compile(r"\b([a-z]+)\s+difference\b", re.I)
 _ANY_DIFFERENCE = frozenset(
     "main key big biggest major real only important significant overall practical general actual "
-    "fundamental chief basic whole exact".split()
+    "fundamental chief basic whole exact any much little".split()
 )
 
 

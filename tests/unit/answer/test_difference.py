@@ -90,6 +90,7 @@ def test_a_difference_asked_for_is_computed_larger_first(question: str, sides: l
         # "the main difference" names no attribute: a generic comparison gets no subtraction
         ("What's the main difference between the D3 and the D6?", SUCTION),
         ("What is the difference between the D3 and the D6?", SUCTION),
+        ("Is there any difference between the D3 and the D6?", SUCTION),
     ],
 )  # fmt: skip
 def test_no_difference_unless_asked_and_each_side_states_one_quantity_of_one_kind(
