@@ -17,7 +17,7 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.answer_type import expected_type, stating
 from core.query.attribute import asks_attribute
-from core.query.entities import conflicts, entities, matches, question_entities, siblings, written
+from core.query.entities import conflicts, entities, family, matches, question_entities, siblings, written
 from core.query.measure import measured
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
@@ -245,7 +245,9 @@ class Referent:
 def _antecedent(parsed: Sequence[Unit], i: int, title: str, from_start: bool) -> Referent:
     """What a sentence opening with a pronoun refers to: the entities the nearest sentence before it
     names that does not open with a pronoun itself (one that does, "It needs a C-wire; unlike the
-    T4 Pro, it …", speaks of the same thing). A paragraph opening with a pronoun goes on about the
+    T4 Pro, it …", speaks of the same thing). A sentence naming something itself is about that
+    ("Its successor, the T4 Pro, …"), unless it names it after a contrast ("unlike the T4 Pro, it
+    …"). In a chunk injected from its start, a paragraph opening with a pronoun goes on about the
     paragraph before it; one that opens a chunk of a page without headings (from_start: injected
     from its start), about what the page's title names ("t40" of t40.txt, whose first paragraph
     named it)."""
@@ -260,10 +262,31 @@ def _antecedent(parsed: Sequence[Unit], i: int, title: str, from_start: bool) ->
             return Referent()
         last = prev
         if not _PRONOUN_SUBJECT.match(prev.text) and (found := written(prev.text)):
-            return _referent(found)
+            return _unless_another(u.text, _referent(found))
     if from_start and not u.path and last is parsed[0] and _PRONOUN_SUBJECT.match(last.text):
-        return _referent(written(title))
+        return _unless_another(u.text, _referent(written(title)))
     return Referent()
+
+
+def _unless_another(text: str, ref: Referent) -> Referent:
+    """No referent for a sentence that names another of the referent's family before any contrast
+    ("Its successor, the T4 Pro, adds …" after the T4: about the T4 Pro), where one naming it after
+    a contrast ("unlike the T4 Pro, it …") or naming only things of other families ("It supports
+    10 RV-1 valves") is still about the referent."""
+    others = [(at, norm) for at, (_, norm) in zip(_spans_of(text), written(text), strict=True)
+              if norm not in ref.names and family(norm) in {family(n) for n in ref.names}]  # fmt: skip
+    if others and not _CONTRAST.search(text[: others[0][0]]):
+        return Referent()
+    return ref
+
+
+# what a sentence names after one of these is set against its subject ("unlike the T4 Pro, it …")
+_CONTRAST = re.compile(r"\b(?:unlike|than|like|compared\s+(?:with|to)|versus|vs\.?|instead\s+of)\b", re.I)
+
+
+def _spans_of(text: str) -> list[int]:
+    """Where the text's entities start, in order."""
+    return [text.find(w) for w, _ in written(text)]
 
 
 def _referent(found: Sequence[tuple[str, str]]) -> Referent:

@@ -76,7 +76,8 @@ _ONE = re.compile(
 # the superlative is what the question asks: "Which … longest …?", "What is the cheapest …?" (not
 # "What is the battery life of the lightest model?", "How much does the lightest model cost?")
 _ASKS = re.compile(
-    r"^\W*(?:which\b|what(?:'s|\s+(?:is|are))\s+the\s+(?:(?:most|least)\s+[a-z]+|[a-z]+est)\b)", re.I
+    r"^\W*(?:which\b|what(?:'s|\s+(?:is|are))\s+(?:the|your|our)\s+(?:(?:most|least)\s+[a-z]+|[a-z]+est)\b)",
+    re.I,
 )
 _LINKING = frozenset("is are was were be".split())  # "Which drone is fastest?"
 _DETERMINERS = frozenset({"the", "your", "our"})  # "Which is your cheapest thermostat?"

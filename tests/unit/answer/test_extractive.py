@@ -1491,8 +1491,23 @@ def test_a_paragraph_opening_with_a_pronoun_and_a_chunk_of_a_page_without_headin
         assert (value in d.text) == about_t40, (question, d.text)
     # a summarised chunk may have lost the paragraph before: a pronoun there refers to nothing known
     cut = [replace(x, fate=Fate.SUMMARISED) if x.source == "t40.txt" else x for x in e]
-    units = score_units("How accurate is the T40?", cut, scorer).units
-    assert all(not x.conflict for x in units if x.source == "t40.txt")
+    units = score_units("How accurate is the T6?", cut, scorer).units
+    later = [x for x in units if x.source == "t40.txt" and x.text.startswith("It") and "$249" not in x.text]
+    assert len(later) == 4 and not any(
+        x.conflict for x in later
+    )  # (the first paragraph's "It costs …": the T40's)
+    # a sentence naming another model after its pronoun is about that model ("Its successor, …"),
+    # unless it names it after a contrast ("unlike the T4 Pro, it …")
+    t4 = "The Solvane T4 costs $129. Its successor, the T4 Pro, adds a humidity sensor."
+    units = score_units(
+        "Does the T4 have a humidity sensor?", [entry("t4.md", "# Thermostats\n\n" + t4)], scorer
+    )
+    assert {x.text[:14]: set(x.conflict) for x in units.units}["Its successor,"] == {"t4pro"}
+    unlike = "The Solvane T40 costs $249. It needs a C-wire; unlike the T4 Pro, it has no kit."
+    units = score_units(
+        "Does the T40 need a C-wire?", [entry("t40.md", "# Thermostats\n\n" + unlike)], scorer
+    )
+    assert not {x.text[:8]: set(x.conflict) for x in units.units}["It needs"]
 
 
 WINTER = """# Maintenance: blades and winter storage

@@ -110,6 +110,8 @@ def test_the_superlative_and_its_attribute_are_read_from_the_wording() -> None:
     assert cheapest is not None and cheapest.attribute == {"price"}
     yours = asked("Which is your cheapest thermostat?")  # "your", "our" stand where "the" does
     assert yours is not None and yours.attribute == {"price"} and yours.noun == {"thermostat"}
+    ours = asked("What is our cheapest thermostat?")
+    assert ours is not None and ours.attribute == {"price"}
     least = asked("Which is the least expensive model?")
     assert least is not None and (least.word, least.direction, least.attribute) == (
         "Least expensive",
