@@ -34,9 +34,12 @@ ASKS = re.compile(
 )
 # "the price difference between …" names what differs; "the main difference between …" does not
 _NOUN_DIFFERENCE = re.compile(r"\b([a-z]+)\s+difference\b", re.I)
-_ANY_DIFFERENCE = frozenset(
-    "main key big biggest major real only important significant overall practical general actual "
-    "fundamental chief basic whole exact any much little".split()
+_ANY_DIFFERENCE = (
+    frozenset(
+        "main key big biggest major real only important significant overall practical general actual "
+        "fundamental chief basic whole exact any much little".split()
+    )
+    | STOP_WORDS
 )
 
 
@@ -44,7 +47,7 @@ def asks(question: str) -> bool:
     """Whether the question asks how much more or less, by how much, or the difference in
     something ("the difference in price", "the price difference")."""
     return bool(ASKS.search(question)) or any(
-        m.group(1).lower() not in STOP_WORDS | _ANY_DIFFERENCE for m in _NOUN_DIFFERENCE.finditer(question)
+        m.group(1).lower() not in _ANY_DIFFERENCE for m in _NOUN_DIFFERENCE.finditer(question)
     )
 
 

@@ -17,7 +17,16 @@ from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.answer_type import expected_type, stating
 from core.query.attribute import asks_attribute
-from core.query.entities import conflicts, entities, family, matches, question_entities, siblings, written
+from core.query.entities import (
+    conflicts,
+    entities,
+    family,
+    matches,
+    question_entities,
+    siblings,
+    spans,
+    written,
+)
 from core.query.measure import measured
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
@@ -273,20 +282,15 @@ def _unless_another(text: str, ref: Referent) -> Referent:
     ("Its successor, the T4 Pro, adds …" after the T4: about the T4 Pro), where one naming it after
     a contrast ("unlike the T4 Pro, it …") or naming only things of other families ("It supports
     10 RV-1 valves") is still about the referent."""
-    others = [(at, norm) for at, (_, norm) in zip(_spans_of(text), written(text), strict=True)
-              if norm not in ref.names and family(norm) in {family(n) for n in ref.names}]  # fmt: skip
-    if others and not _CONTRAST.search(text[: others[0][0]]):
+    families = {family(n) for n in ref.names}
+    others = [at for at, _, norm in spans(text) if norm not in ref.names and family(norm) in families]
+    if others and not _CONTRAST.search(text[: others[0]]):
         return Referent()
     return ref
 
 
 # what a sentence names after one of these is set against its subject ("unlike the T4 Pro, it …")
 _CONTRAST = re.compile(r"\b(?:unlike|than|like|compared\s+(?:with|to)|versus|vs\.?|instead\s+of)\b", re.I)
-
-
-def _spans_of(text: str) -> list[int]:
-    """Where the text's entities start, in order."""
-    return [text.find(w) for w, _ in written(text)]
 
 
 def _referent(found: Sequence[tuple[str, str]]) -> Referent:

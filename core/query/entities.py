@@ -112,7 +112,7 @@ def _normal(text: str, m: re.Match[str]) -> str:
     return _norm(token) + ("" if _VERSION.match(token) else _variant(text, m.end()))
 
 
-def _spans(text: str) -> list[tuple[int, int, str]]:
+def spans(text: str) -> list[tuple[int, int, str]]:
     """Each entity of the text: where it starts, where it ends with its variant, and normalised."""
     out = []
     for m in TOKEN.finditer(text):
@@ -125,7 +125,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
 
 def written(text: str) -> list[tuple[str, str]]:
     """Each entity of the text as written, with its variant ("Stride 3 Plus"), and normalised."""
-    return [(text[a:b], norm) for a, b, norm in _spans(text)]
+    return [(text[a:b], norm) for a, b, norm in spans(text)]
 
 
 def entities(text: str) -> set[str]:
@@ -140,7 +140,7 @@ def without_entities(text: str) -> str:
     are not read as words or numbers."""
     parts: list[str] = []
     at = 0
-    for a, b, _ in _spans(text):
+    for a, b, _ in spans(text):
         if a >= at:  # a variant's word read as a token of its own is already blanked
             parts += [text[at:a], " "]
             at = b
