@@ -25,6 +25,7 @@ from core.query.entities import (
     question_entities,
     siblings,
     spans,
+    without_entities,
     written,
 )
 from core.query.measure import measured
@@ -34,6 +35,7 @@ from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, STOP_WORDS, content_words
 from core.types import Fate, LedgerEntry
 
+WIDE_ROW = 3  # a row of more value columns than this shows only those a question asks for
 SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
 _DIGIT = re.compile(r"\d")
 # a question that asks which one ("Which firmware release added …?"): the answer is the name a
@@ -493,7 +495,7 @@ def _narrow(
     query_type: str = "factual",
 ) -> tuple[str, set[str]]:
     """The unit's text as shown and its scope entities: a row whose columns are entities keeps
-    only the asked columns, a sentence giving each model its value only the asked model's clauses
+    only the asked columns, a wide row only the columns whose headings the question names, a sentence giving each model its value only the asked model's clauses
     (core/answer/clauses.py), a field giving a value per qualifier only the asked qualifier's
     ("Price: … (EU) · … (UK)" asked for the UK, unless the question compares;
     core/answer/qualified.py); the scope is the nearest heading (or the title) that names entities.
@@ -509,11 +511,13 @@ def _narrow(
                 return u.row_text(asked), set().union(*(columns[i] for i in asked))
             return u.text, set().union(*columns.values())
         subject = entities(u.cells[0]) if u.cells else set()
+        narrowed = u.row_text(asked) if (asked := asked_columns(u, question)) else None
         if subject:
-            return u.text, subject
-    narrowed = None if u.kind == "row" else asked_clauses(u.text, wanted)
-    if narrowed is None and u.kind != "row" and query_type != "comparison":  # a comparison asks for both
-        narrowed = asked_part(u.text, question)
+            return narrowed or u.text, subject
+    else:
+        narrowed = asked_clauses(u.text, wanted)
+        if narrowed is None and query_type != "comparison":  # a comparison asks for both
+            narrowed = asked_part(u.text, question)
     text = narrowed or u.text
     for heading in reversed(u.path):
         found = entities(heading)
@@ -527,6 +531,18 @@ def _narrow(
             ) and not matches(found, entities(u.text))
             return (f"{heading} — {text}" if qualified else text), found
     return text, set(title_scope)
+
+
+def asked_columns(u: Unit, question: str) -> list[int]:
+    """The value columns of a wide row (a row per model, a column per attribute) whose heading
+    names what the question asks ("Weight" for "How heavy is the Lumo Kids?"; none for a question
+    naming no column). A row of a few columns is shown whole."""
+    if len(u.header) < WIDE_ROW + 1 or len(u.cells) < WIDE_ROW + 1:
+        return []
+    words = content_words(without_entities(question))
+    asked = {w[:5] for w in words} | {ATTRIBUTE_OF[w][:5] for w in words if w in ATTRIBUTE_OF}
+    found = [i for i, h in enumerate(u.header) if i and {w[:5] for w in content_words(h)} & asked]
+    return found if len(found) < len(u.header) - 1 else []
 
 
 def initials(key: str) -> str:
@@ -555,11 +571,22 @@ def fact_key(u: Unit) -> str:
     return ""
 
 
-def same_fact(a: Unit, b: Unit) -> bool:
-    """a and b state the same kind of fact: their keys share at least half their words ("Arm
+def same_key(a: str, b: str) -> bool:
+    """Two facts' keys name the same kind of fact: they share at least half their words ("Arm
     weight" and "Weight"; "Ingress protection" twice)."""
-    x, y = _stems(fact_key(a)), _stems(fact_key(b))
+    x, y = _stems(a), _stems(b)
     return bool(x and y) and len(x & y) / len(x | y) >= 0.5
+
+
+def shown_key(x: Scored) -> str:
+    """A fact's key as its unit is shown: a wide row narrowed to one column ("Lumo 60 — Weight:
+    214 g") states that column's fact, as the spec list's "Weight: 214 g" does."""
+    if x.unit.kind == "row" and x.text != x.unit.text:
+        pairs = x.text.split(" — ", 1)[-1].split("; ")
+        key = pairs[0].split(":", 1)[0] if len(pairs) == 1 and ":" in pairs[0] else ""
+        if key and not entities(key):  # (not a model's column: "Camera — Kestrel K7: 20 MP")
+            return key
+    return fact_key(x.unit)
 
 
 def _stem_overlap(

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from core.answer import compose, superlative
 from core.answer.absent import FRAMING, missing_attribute
 from core.answer.draft import Draft
-from core.answer.evidence import Evidence, Scored, fact_key, same_fact, score_units
+from core.answer.evidence import Evidence, Scored, fact_key, same_key, score_units, shown_key
 from core.answer.refusal import WordCounts, rarity
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
@@ -362,7 +362,7 @@ def _stray_example(x: Scored, lead: Scored) -> bool:
 
 def _same_fact_elsewhere(x: Scored, best: Scored, wanted: frozenset[str]) -> bool:
     """x states best's kind of fact, standing under another entity than the asked ones."""
-    return bool(x.scope) and not matches(wanted, _names(x)) and same_fact(x.unit, best.unit)
+    return bool(x.scope) and not matches(wanted, _names(x)) and same_key(shown_key(x), shown_key(best))
 
 
 def _under_sibling(x: Scored, wanted: frozenset[str]) -> bool:
@@ -401,11 +401,11 @@ def _topic_of(text: str) -> set[str]:
 
 
 def _repeats(x: Scored, y: Scored) -> bool:
-    """x states y's kind of fact (evidence.same_fact) with the same value: its value's (after its
+    """x states y's kind of fact (evidence.same_key, as shown) with the same value: its value's (after its
     key's colon) numbers, read without their separators ("24,9" is "24.9", "1,899" is not "899"),
     are a run of y's in order, and its other words are all y's ("08:00 to 12:00" is no repeat of
     "07:00 to 20:00", nor "9.24 kg" of "24.9 kg")."""
-    if not same_fact(x.unit, y.unit):
+    if not same_key(shown_key(x), shown_key(y)):
         return False
     value = x.text.split(":", 1)[-1]
     mine, theirs = _figures(value), _figures(y.text)

@@ -1570,3 +1570,32 @@ def test_a_row_about_another_thing_is_not_the_asked_models_value(scorer: Sentenc
     # a row whose own words the question says is still about what it asks
     battery = ask("What is the price of the M3 Pro battery?", "factual", scorer, evidence)
     assert "€99" in battery, battery
+
+
+ORLA_LINEUP = """# Compare Orla readers
+
+| Model | Screen | Storage | Battery life | Weight | Waterproof | Price |
+|---|---|---|---|---|---|---|
+| Orla 4 | 6 in | 8 GB | 6 weeks | 158 g | No | $99.99 |
+| Orla 40 | 7 in | 32 GB | 8 weeks | 214 g | IPX8 | $229.99 |
+| Orla 4 Plus | 6.8 in | 16 GB | 10 weeks | 182 g | IPX8 | $149.99 |"""
+
+ORLA_40 = """# Orla 40
+
+## Technical specifications
+
+- Weight: 214 g
+- Storage: 32 GB"""
+
+
+def test_a_wide_row_shows_the_columns_the_question_asks_for(scorer: SentenceScorer) -> None:
+    evidence = [entry("compare.md", ORLA_LINEUP)]
+    text = ask("How heavy is the Orla 4 Plus?", "factual", scorer, evidence)
+    assert "Orla 4 Plus — Weight: 182 g" in text and "149.99" not in text and "IPX8" not in text
+    text = ask("Which Orla readers are waterproof?", "factual", scorer, evidence)
+    assert "Waterproof: IPX8" in text and "GB" not in text
+    # a question naming no column gets the whole row
+    assert "$99.99" in ask("Tell me about the Orla 4.", "factual", scorer, evidence)
+    # the same fact from the model's own page and from the table is said once
+    text = ask("What does the Orla 40 weigh?", "factual", scorer, [entry("orla-40.md", ORLA_40), *evidence])
+    assert text.count("214 g") == 1, text
