@@ -13,6 +13,7 @@ import numpy as np
 
 from core.answer.clauses import asked_clauses
 from core.answer.qualified import asked_part
+from core.context.columns import asked_columns
 from core.context.knowledge import citation_label
 from core.context.units import Unit, parse
 from core.query.answer_type import expected_type, stating
@@ -25,7 +26,6 @@ from core.query.entities import (
     question_entities,
     siblings,
     spans,
-    without_entities,
     written,
 )
 from core.query.measure import measured
@@ -35,7 +35,6 @@ from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, STOP_WORDS, content_words
 from core.types import Fate, LedgerEntry
 
-WIDE_ROW = 3  # a row of more value columns than this shows only those a question asks for
 SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
 _DIGIT = re.compile(r"\d")
 # a question that asks which one ("Which firmware release added …?"): the answer is the name a
@@ -511,7 +510,8 @@ def _narrow(
                 return u.row_text(asked), set().union(*(columns[i] for i in asked))
             return u.text, set().union(*columns.values())
         subject = entities(u.cells[0]) if u.cells else set()
-        narrowed = u.row_text(asked) if (asked := asked_columns(u, question)) else None
+        wide = asked_columns(u.header, question) if len(u.cells) == len(u.header) else []
+        narrowed = u.row_text(wide) if wide else None
         if subject:
             return narrowed or u.text, subject
     else:
@@ -531,18 +531,6 @@ def _narrow(
             ) and not matches(found, entities(u.text))
             return (f"{heading} — {text}" if qualified else text), found
     return text, set(title_scope)
-
-
-def asked_columns(u: Unit, question: str) -> list[int]:
-    """The value columns of a wide row (a row per model, a column per attribute) whose heading
-    names what the question asks ("Weight" for "How heavy is the Lumo Kids?"; none for a question
-    naming no column). A row of a few columns is shown whole."""
-    if len(u.header) < WIDE_ROW + 1 or len(u.cells) < WIDE_ROW + 1:
-        return []
-    words = content_words(without_entities(question))
-    asked = {w[:5] for w in words} | {ATTRIBUTE_OF[w][:5] for w in words if w in ATTRIBUTE_OF}
-    found = [i for i, h in enumerate(u.header) if i and {w[:5] for w in content_words(h)} & asked]
-    return found if len(found) < len(u.header) - 1 else []
 
 
 def initials(key: str) -> str:

@@ -296,14 +296,17 @@ def _with_what_it_refers_to(picked: list[Scored], question: str, usable: Sequenc
     outside these hours …" for "What are the support hours?") comes after the sentences of its
     paragraph before it (REFERS_BACK at most) that share another of the question's words, where the
     thing is stated ("Standard support is available from 7:00 to 19:00 …"): alone it answers with
-    what follows from the thing."""
+    what follows from the thing. One whose subject is the sentence before it ("That is four weeks
+    longer than the Lumo 6.") comes after that sentence."""
     asked = STEMMER.stem_set(content_words(question))
     out: list[Scored] = []
     for x in picked:
-        pointed = (
-            _refers_back(x.text, asked) if x.unit.kind == "sentence" and not x.unit.illustrative else set()
-        )
-        if pointed:
+        sentence = x.unit.kind == "sentence" and not x.unit.illustrative
+        pointed = _refers_back(x.text, asked) if sentence else set()
+        if sentence and _SAYS_OF_THE_LAST.match(x.text):  # "That is four weeks longer than …"
+            before = [y for y in usable if _same_paragraph(y, x) and y.unit.position == x.unit.position - 1]
+            out.extend(y for y in before if y not in out)
+        elif pointed:
             before = sorted(
                 (
                     y
@@ -320,6 +323,11 @@ def _with_what_it_refers_to(picked: list[Scored], question: str, usable: Sequenc
     return out
 
 
+# a sentence whose subject is the one before it ("That is four weeks longer than the Lumo 6.",
+# "This means …"): alone it says nothing of what it compares or explains
+_SAYS_OF_THE_LAST = re.compile(
+    r"^(?:that|this)(?:'s|\s+(?:is|was|means|meant|makes|made|gives|adds|comes\s+to|works\s+out))\b", re.I
+)
 # "this/these/those/such" and up to two words (not "that": mostly a conjunction)
 _BACK = re.compile(r"\b(?:this|these|those|such)\s+(\w+)(?:\s+(\w+))?", re.I)
 # nouns a demonstrative points at without pointing back to a stated thing ("this year", "this guide")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.config import Settings
+from core.context.columns import project
 from core.context.dedupe import Deduper
 from core.context.knowledge import KnowledgeFormat
 from core.context.rerank import by_relevance
@@ -225,6 +226,7 @@ def _fit(
     count; fixed is the entry's own lines (its head and closing fence)."""
 
     shape = Shape.of(p.sentences, p.shape)
+    p = project(p, shape, question, counter)  # a wide table: only the columns the question names
 
     def fits(idx: list[int]) -> bool:
         return fixed + extract_tokens(p, idx, counter, shape) <= room

@@ -1599,3 +1599,15 @@ def test_a_wide_row_shows_the_columns_the_question_asks_for(scorer: SentenceScor
     # the same fact from the model's own page and from the table is said once
     text = ask("What does the Orla 40 weigh?", "factual", scorer, [entry("orla-40.md", ORLA_40), *evidence])
     assert text.count("214 g") == 1, text
+
+
+def test_a_sentence_saying_something_of_the_one_before_comes_after_it(scorer: SentenceScorer) -> None:
+    page = (
+        "# Orla 4 Plus\n\n## Battery that lasts\n\n"
+        "Battery life is up to ten weeks on a single charge, based on half an hour of reading a day. "
+        "That is four weeks longer than the Orla 4. The case is made of recycled aluminium."
+    )
+    text = ask("How much longer does the Orla 4 Plus battery last than the Orla 4?", "factual", scorer,
+               [entry("orla-4-plus.md", page)])  # fmt: skip
+    assert "That is four weeks longer" in text
+    assert text.index("up to ten weeks") < text.index("That is four weeks longer"), text

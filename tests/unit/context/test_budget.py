@@ -288,3 +288,30 @@ def test_the_blocks_count_is_exact_for_any_entry_number_score_and_field(resource
         ctx = build_context(cands, "q", params, KnowledgeFormat(nonce, separator), resources.counter, scorer)
         assert len(ctx.included) == 120
         assert ctx.tokens == resources.counter.count(ctx.text)
+
+
+def test_an_overflowing_wide_table_keeps_the_columns_the_question_names(resources, scorer) -> None:  # noqa: ANN001
+    """A comparison table of many columns, summarised, keeps its first column and the asked ones,
+    so every model's weight fits where two whole rows would not; the count stays exact."""
+    header = "| Model | Screen | Storage | Battery life | Weight | Waterproof | Warm light | Price |"
+    rows = [
+        f"| Orla {n} | {6 + i} in | {8 * (i + 1)} GB | {6 + i} weeks | {158 + 12 * i} g | IPX{7 + i % 2} | Yes | ${99 + 30 * i}.99 |"
+        for i, n in enumerate((4, 40, 400, 4000))
+    ]
+    lead = "The cafeteria menu changes every Tuesday and Thursday. " * 6
+    table = f"{lead}\n\n{header}\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows)
+    intro = cand("a", "Short intro about the reader family and its uses.", 0.9)
+    for question, kept in (
+        ("How heavy is the Orla 400?", "Weight"),
+        ("How much lighter is the Orla 4?", "Weight"),
+    ):
+        ctx = build([intro, cand("b", table, 0.8)], 150, resources, scorer, question, summary_min_score=0.5)
+        entry = ctx.ledger[1]
+        assert entry.fate == Fate.SUMMARISED, question
+        assert f"| Model | {kept} |" in entry.injected_text and "Warm light" not in entry.injected_text
+        assert all(f"{158 + 12 * i} g" in entry.injected_text for i in range(4)), entry.injected_text
+        assert resources.counter.count(ctx.text) == ctx.tokens <= 150
+    # a question naming no column gets whole rows
+    ctx = build([intro, cand("b", table, 0.8)], 150, resources, scorer, "Tell me about the Orla 400.",
+                summary_min_score=0.5)  # fmt: skip
+    assert "| Orla 400 | 8 in | 24 GB |" in ctx.ledger[1].injected_text
