@@ -223,15 +223,31 @@ def premise_note(question: str, names: Sequence[str], larger: str) -> str:
 
 def bullet(question: str, sides: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> str:
     """The difference as a comparison's last bullet, citing where both values are stated; sides:
-    each compared name with its (value text, source label) pairs ("" unless each has one value
-    and line() writes one)."""
-    if any(len(pairs) != 1 for _, pairs in sides):
+    each compared name with its (value text, source label) pairs ("" unless each side states one
+    value, _agreed, and line() writes one)."""
+    values = [_agreed(pairs) for _, pairs in sides]
+    if any(v is None for v in values):
         return ""
-    computed = line(question, [(name, pairs[0][0]) for name, pairs in sides])
+    computed = line(question, [(name, v[0]) for (name, _), v in zip(sides, values, strict=True) if v])
     if not computed:
         return ""
-    sources = " ".join(f"({label})" for label in dict.fromkeys(pairs[0][1] for _, pairs in sides))
+    sources = " ".join(f"({label})" for label in dict.fromkeys(v[1] for v in values if v))
     return f"- **{LABEL}**:{computed[len(LABEL) + 1 :]} {sources}."
+
+
+def _agreed(pairs: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """A side's one value: its only pair, or, of several (the spec list's "Battery life: Up to 10
+    weeks" and a sentence saying "up to ten weeks … set to 12"), the first that states one
+    quantity when every quantity of that kind its texts state has that value (None for "$229.99
+    (32 GB), $259.99 (64 GB)")."""
+    if len(pairs) == 1:
+        return pairs[0]
+    first = next(((text, label, q) for text, label in pairs if (q := sole_quantity(text))), None)
+    if first is None:
+        return None
+    # (its qualifier aside: "$259.99 (64 GB)" is another price of the side)
+    stated = [q for text, _ in pairs for _, q in quantities(text) if q.kind[:3] == first[2].kind[:3]]
+    return first[:2] if all(q.value == first[2].value for q in stated) else None
 
 
 def _stated(q: Quantity, text: str) -> bool:

@@ -23,7 +23,7 @@ from core.answer.refusal import WordCounts, rarity
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
 from core.query.classify import asks_how_to
-from core.query.entities import entities, matches, siblings, without_entities
+from core.query.entities import entities, family, matches, siblings, without_entities
 from core.scoring import SentenceScorer
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, NUMBER, STOP_WORDS, content_words, words
@@ -89,6 +89,9 @@ def answer_from_scored(
     if others:  # "Rover M2" asked, only "Rover M1" in the evidence: its facts are not the M2's
         why = f"the injected evidence names {', '.join(others)}, never what the question names"
         return Draft(refusal, (), True, why)
+    if may_refuse and _never_named(ev):  # "How long does the iPhone 15 battery last?" of headphones
+        why = f"no injected passage names {' or '.join(names(ev.question)) or 'what the question names'}"
+        return Draft(refusal, (), True, why)
     if not usable:
         why = "no usable sentence in the injected context"
         if ev.units:
@@ -123,6 +126,18 @@ def _only_siblings(ev: Evidence) -> list[str]:
     # only siblings: a product of another family named in passing ("a loaner ArmX2") does not make
     # general evidence about a G5 repair someone else's
     return sorted(siblings(ev.wanted, {o for x in ev.units for o in x.conflict}))
+
+
+def _never_named(ev: Evidence) -> bool:
+    """The question names a thing (a model code, "iPhone 15") that no injected unit names, stands
+    under or is titled by, and whose name's letters (its family, "iphone") no unit writes either:
+    the evidence is about something else, however close its words ("Android 13" asked, "Android 14
+    or later" stated, is answered)."""
+    if not ev.wanted or any(matches(ev.wanted, _names(x) | x.around) for x in ev.units):
+        return False
+    written = {w for x in ev.units for w in words(" ".join((*x.unit.path, x.text)))}
+    written |= {family(e) for x in ev.units for e in _names(x) | x.around}
+    return all(family(w) and family(w) not in written for w in ev.wanted)
 
 
 def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tuple[str, ...]]:

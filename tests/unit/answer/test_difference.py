@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from core.answer.difference import line, sole_quantity, verify
+from core.answer.difference import bullet, line, sole_quantity, verify
 
 SUCTION = [("Dustwise D3", "Suction power 2,200 Pa"), ("Dustwise D6", "Suction power 4,000 Pa")]
 
@@ -203,3 +203,22 @@ def test_a_note_is_checked_against_the_question_and_cannot_hide_in_a_value() -> 
     )  # not swallowed
     named = "Difference: 0.7 kg (K7: 2.6 kg − K5 (2024): 1.9 kg); K5 (2024) is lighter, not heavier"
     assert verify(named, evidence, ["K5 (2024): Weight: 1.9 kg", "K7: Weight: 2.6 kg"]) is True
+
+
+def test_a_side_of_several_value_texts_that_agree_gives_the_difference() -> None:
+    """A side shown with its spec item and a sentence saying the same value gives the difference;
+    a side whose texts state two values of the kind (two editions' prices) gives none."""
+    question = "How much more battery life does the Orla 4 Plus have than the Orla 4?"
+    plus = [
+        ("Battery life: Up to 10 weeks", "plus.md"),
+        ("Battery life is up to 10 weeks with the light set to 12", "plus.md"),
+    ]
+    base = [("Battery life: Up to 6 weeks", "orla-4.md")]
+    assert bullet(question, [("Orla 4 Plus", plus), ("Orla 4", base)]) == (
+        "- **Difference**: 4 weeks (Orla 4 Plus: 10 weeks − Orla 4: 6 weeks) (plus.md) (orla-4.md)."
+    )
+    other = [("Battery life: Up to 10 weeks", "plus.md"), ("In eco mode it lasts 12 weeks", "plus.md")]
+    assert bullet(question, [("Orla 4 Plus", other), ("Orla 4", base)]) == ""
+    prices = [("Price: $229.99 (32 GB), $259.99 (64 GB)", "a.md"), ("Price: $229.99", "b.md")]
+    assert bullet("What's the price difference between the Orla 40 and the Orla 4?",
+                  [("Orla 40", prices), ("Orla 4", [("Price: $99.99", "c.md")])]) == ""  # fmt: skip

@@ -1611,3 +1611,15 @@ def test_a_sentence_saying_something_of_the_one_before_comes_after_it(scorer: Se
                [entry("orla-4-plus.md", page)])  # fmt: skip
     assert "That is four weeks longer" in text
     assert text.index("up to ten weeks") < text.index("That is four weeks longer"), text
+
+
+def test_a_thing_the_question_names_that_no_passage_names_is_refused(scorer: SentenceScorer) -> None:
+    """A product of another family than the store's ("iPhone 15" asked of Orla readers) is named
+    by no injected passage: the readers' battery facts are no answer, however close their words."""
+    page = "# Orla 40\n\n## Battery\n\nThe battery lasts up to eight weeks of reading on one charge."
+    d = extractive_answer("How long does the iPhone 15 battery last?", [entry("orla-40.md", page)], scorer,
+                          REFUSAL, 0.25)  # fmt: skip
+    assert d.refused and d.reason == "no injected passage names iPhone 15", d
+    assert "eight weeks" in ask(
+        "How long does the Orla 40 battery last?", "factual", scorer, [entry("orla-40.md", page)]
+    )
