@@ -175,7 +175,38 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
     announced = _announced(ev, usable, best)
     if announced is not None:  # "What conditions …?": the list of them, with its lead-in
         return _written([announced], ev, usable)
+    rows = _column_of(ev, usable, best)
+    if rows:  # "Which models are waterproof?": every model's "Waterproof" cell, in the table's order
+        return compose.units(rows)
     return _factual(ev, usable, floor, best)
+
+
+TABLE_MOST = 8  # the rows a question asking which things of a table's column gets at most
+# "Which models …", "Which Lumo models …", "What e-readers …" (a name may stand before the plural)
+_ASKS_ROWS = re.compile(
+    r"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]*\s+)?(?!(?:has|does|was|is)\b)([a-z][a-z-]+s)\b"
+)
+
+
+def _column_of(ev: Evidence, usable: Sequence[Scored], best: Scored) -> list[Scored]:
+    """For a question asking which things (_ASKS_ROWS) and naming none, whose best unit is a wide
+    table's row shown with the asked columns only: that table's rows so shown, in its order
+    (TABLE_MOST at most), not the few whose scores came first."""
+    if (
+        ev.wanted
+        or not _ASKS_ROWS.match(ev.question)
+        or best.unit.kind != "row"
+        or best.text == best.unit.text
+    ):
+        return []
+    entry = best.order // 100000
+    rows = [
+        x
+        for x in usable
+        if x.order // 100000 == entry and x.unit.kind == "row" and x.unit.header == best.unit.header
+        and x.text != x.unit.text
+    ]  # fmt: skip
+    return sorted(rows, key=lambda x: x.unit.position)[:TABLE_MOST] if len(rows) > 1 else []
 
 
 # "What conditions does a return have to meet?", "What are the documents …", "Which accessories …":

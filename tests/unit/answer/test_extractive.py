@@ -1594,6 +1594,12 @@ def test_a_wide_row_shows_the_columns_the_question_asks_for(scorer: SentenceScor
     assert "Orla 4 Plus — Weight: 182 g" in text and "149.99" not in text and "IPX8" not in text
     text = ask("Which Orla readers are waterproof?", "factual", scorer, evidence)
     assert "Waterproof: IPX8" in text and "GB" not in text
+    # a question asking which ones gets every row's cell, in the table's order
+    assert [line.split(" — ")[0] for line in text.splitlines()] == [
+        "- Orla 4",
+        "- Orla 40",
+        "- Orla 4 Plus",
+    ], text
     # a question naming no column gets the whole row
     assert "$99.99" in ask("Tell me about the Orla 4.", "factual", scorer, evidence)
     # the same fact from the model's own page and from the table is said once
