@@ -494,8 +494,9 @@ def _narrow(
     query_type: str = "factual",
 ) -> tuple[str, set[str]]:
     """The unit's text as shown and its scope entities: a row whose columns are entities keeps
-    only the asked columns, a wide row only the columns whose headings the question names, a sentence giving each model its value only the asked model's clauses
-    (core/answer/clauses.py), a field giving a value per qualifier only the asked qualifier's
+    only the asked columns, a wide row only the columns whose headings the question names
+    (core/context/columns.py), a sentence giving each model its value only the asked model's
+    clauses (core/answer/clauses.py), a field giving a value per qualifier only the asked qualifier's
     ("Price: … (EU) · … (UK)" asked for the UK, unless the question compares;
     core/answer/qualified.py); the scope is the nearest heading (or the title) that names entities.
     A list item or short sentence right under that heading is shown with it ("Firmware 4.1.3 — …");

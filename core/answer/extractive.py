@@ -455,8 +455,8 @@ def _topic_of(text: str) -> set[str]:
 
 
 def _repeats(x: Scored, y: Scored) -> bool:
-    """x states y's kind of fact (evidence.same_key, as shown) with the same value: its value's (after its
-    key's colon) numbers, read without their separators ("24,9" is "24.9", "1,899" is not "899"),
+    """x states y's kind of fact (evidence.same_key, as shown) with the same value: its value's
+    (after its key's colon) numbers, read without their separators ("24,9" is "24.9", "1,899" is not "899"),
     are a run of y's in order, and its other words are all y's ("08:00 to 12:00" is no repeat of
     "07:00 to 20:00", nor "9.24 kg" of "24.9 kg")."""
     if not same_key(shown_key(x), shown_key(y)):
