@@ -26,7 +26,10 @@ STOP_WORDS = frozenset(
     "which who whom whose when where why how much many it its this that these those they them "
     "there their i we you can could should would will may might must has have had as if than "
     # what is left of a contraction or possessive once split at its apostrophe ("what's", "G5's", "isn't")
-    "s t d ll re ve m don doesn didn isn aren wasn weren couldn shouldn wouldn hasn haven hadn".split()
+    "s t d ll re ve m don doesn didn isn aren wasn weren couldn shouldn wouldn hasn haven hadn "
+    # the asker's and the reader's pronouns: a question's "my" is no word a passage must hold (and a
+    # store of "your …" pages holds it rarely, so by rarity it weighed as much as the asked model)
+    "my me mine myself your yours yourself our ours".split()
 )
 # function words plus the conversational words a follow-up question carries ("tell me about the other one")
 QUERY_NOISE = STOP_WORDS | frozenset(

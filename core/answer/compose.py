@@ -13,10 +13,12 @@ from core.answer.citations import cite
 from core.answer.evidence import Scored, fact_key
 from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
+from core.query.classify import asked_action
 from core.query.entities import entities, family, matches, without_entities, written
 from core.query.parts import distinct_words
 from core.scoring import acronyms_of, spelled_out
-from core.text import ATTRIBUTE_OF, content_words
+from core.stems import STEMMER
+from core.text import ATTRIBUTE_OF, content_words, words
 
 # the words of a comparison question that name no attribute
 _COMPARING = frozenset(
@@ -56,6 +58,27 @@ def asks_reason(question: str) -> bool:
 def reason_bonus(unit: Unit) -> float:
     """What a unit gains for a question that asks why: it stands under a heading that gives reasons."""
     return REASON_BONUS if unit.path and _REASON.search(unit.path[-1]) else 0.0
+
+
+ACTION_BONUS = 0.1
+
+
+def does(text: str, action: str) -> bool:
+    """The text names the action a how-to asks for, by the index's stem ("Cancelling" and "You
+    can cancel" for "cancel"; core/query/classify.asked_action)."""
+    wanted = STEMMER.stem_set([action])
+    return bool(action) and bool(wanted) and wanted <= STEMMER.stem_set(words(text))
+
+
+def action_bonus(x: Scored, action: str) -> float:
+    """What a unit gains for a how-to question when it names the asked action: "You can cancel at
+    …" says how to cancel, "Borrowed books are removed when your access ends" what follows. A step
+    names it through its list's heading ("Replacing the filter"); a field ("Replacement filter:
+    CB-F9") names a thing, not how to do it."""
+    if is_field(x.unit):
+        return 0.0
+    heading = x.unit.path[-1] if x.unit.kind == "item" and x.unit.path else ""
+    return ACTION_BONUS if does(f"{heading} {x.text}", action) else 0.0
 
 
 def step_bonus(unit: Unit) -> float:
@@ -166,6 +189,9 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
     if not candidates:
         return None
     items = max(candidates, key=strength)
+    heading = items[0].unit.path[-1] if items[0].unit.path else ""
+    if _STEPS_HEADING.search(heading) and does(heading, asked_action(question)):
+        return _steps(items), (items[0].label,)  # headed as the asked task's ("How to start a return")
     if max(x.score for x in items) < 0.6 * best_unit:
         return None  # the lists here are not what the question is about
     best = max(usable, key=lambda x: x.score)

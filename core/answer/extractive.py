@@ -22,7 +22,7 @@ from core.answer.evidence import Evidence, Scored, fact_key, same_key, score_uni
 from core.answer.refusal import WordCounts, rarity
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
-from core.query.classify import asks_how_to
+from core.query.classify import asked_action, asks_how_to
 from core.query.entities import entities, family, matches, siblings, without_entities
 from core.scoring import SentenceScorer
 from core.stems import STEMMER
@@ -145,6 +145,10 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
     # the K7 take?", a spec row) asks for that fact: answered as factual, not with steps
     best = max(usable, key=lambda x: x.score)
     if ev.query_type == "procedural" and (asks_how_to(ev.question) or not compose.is_field(best.unit)):
+        action = asked_action(ev.question)
+        if action:  # what says how to do the asked thing comes before what follows from it
+            usable = [dataclasses.replace(x, score=x.score + compose.action_bonus(x, action)) for x in usable]
+            best = max(usable, key=lambda x: x.score)
         steps = compose.procedure(usable, ev.question)
         if steps is not None:
             return steps

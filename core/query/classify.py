@@ -28,6 +28,26 @@ def asks_how_to(question: str) -> bool:
     return bool(_HOW_TO.search(question))
 
 
+# the verb a how-to asks to do: "How do I cancel …", "how to return …", "the steps to pair …"
+_ACTION = re.compile(
+    r"\bhow (?:do|can|should|would|could|must) (?:i|we|you|one) (?:go about |best )?([a-z]+)"
+    r"|\bhow to ([a-z]+)|\b(?:steps?|procedure|instructions?) (?:to|for) ([a-z]+)",
+    re.I,
+)
+# verbs that name no task of their own ("How do I get …", "How do I make sure …")
+_GENERIC_VERBS = frozenset(
+    "get make do use go have be find know see tell put take keep let set know check try work start".split()
+)
+
+
+def asked_action(question: str) -> str:
+    """The verb a how-to question asks how to do, lower case ("How do I cancel my plan?" →
+    "cancel"); "" when it asks none or a generic one ("How do I get …")."""
+    m = _ACTION.search(question)
+    verb = next((g for g in m.groups() if g), "").lower() if m else ""
+    return "" if verb in _GENERIC_VERBS or len(verb) < 3 else verb
+
+
 # Ordered: the first rule that matches wins. Patterns look at the question's wording only.
 _RULES: list[tuple[str, re.Pattern[str]]] = [
     # a question opening with "why" asks for reasons, also about a difference ("Why does A track

@@ -1629,3 +1629,51 @@ def test_a_thing_the_question_names_that_no_passage_names_is_refused(scorer: Sen
     assert "eight weeks" in ask(
         "How long does the Orla 40 battery last?", "factual", scorer, [entry("orla-40.md", page)]
     )
+
+
+FLIGHT_PLAN = """# Kestrel Cloud plans
+
+Kestrel Cloud stores your flight logs and maps online.
+
+## Cancelling
+
+You can cancel at any time under Account > Billing > End plan. Support staff cannot cancel a plan for you.
+
+## What happens to my flight logs if I cancel?
+
+Your flight logs stay readable for 90 days after the plan ends. Maps you exported to your own computer are yours to keep. Shared maps stop updating for the people you shared them with."""
+
+
+def test_a_how_to_is_answered_by_what_says_how_to_do_the_asked_thing(scorer: SentenceScorer) -> None:
+    """ "How do I cancel …?" is answered by the sentences that name cancelling ("You can cancel at
+    … > End plan"), not by the section on what follows from it ("Your flight logs stay readable
+    for 90 days after the plan ends" scores as high)."""
+    evidence = [entry("cloud/plans.md", FLIGHT_PLAN)]
+    text = ask("How do I cancel my Kestrel Cloud plan?", "procedural", scorer, evidence)
+    assert text.startswith("You can cancel at any time under Account > Billing > End plan"), text
+    assert "90 days" not in text.split("\n")[0]
+
+
+DRONE_RETURNS = """# Kestrel returns
+
+Drones bought from a reseller are returned to that reseller, who refunds you.
+
+## Return conditions
+
+1. The drone is sent back within 30 days of delivery.
+2. It has not been registered with the aviation authority.
+
+## How to send a return
+
+1. Open Orders in your Kestrel account and choose Return items.
+2. Print the label and tape it to the case.
+3. Hand the parcel to the carrier within 14 days."""
+
+
+def test_steps_headed_as_the_asked_task_are_its_procedure(scorer: SentenceScorer) -> None:
+    """A sentence elsewhere shares more of the question's words ("bought", "returned"), but the
+    list headed "How to send a return" is the asked task's procedure: its steps are the answer."""
+    evidence = [entry("policies/returns.md", DRONE_RETURNS)]
+    text = ask("How do I return a drone I bought online?", "procedural", scorer, evidence)
+    assert text.startswith("How to send a return (policies/returns.md):"), text
+    assert "3. Hand the parcel to the carrier" in text

@@ -153,3 +153,17 @@ def test_overlap_is_the_weighted_share_of_the_questions_stems_met(scorer: Senten
         )
     # a word asking for an attribute is met by the attribute's word
     assert scorer.overlap(["Weight: 21 kg."], "How heavy is the ArmX2?")[0] == pytest.approx(0.5)
+
+
+def test_the_askers_pronouns_weigh_nothing(scorer: SentenceScorer) -> None:
+    """A store of "your …" pages rarely holds "my", so by rarity a question's "my" weighed as much
+    as its rarest word and lifted any passage that says "My Library"; it is no word a passage must
+    hold."""
+    question = "How do I send a book to my reader by email?"
+    menu = cand("a", "New books appear in My Library after a sync.", 0.6)
+    email = cand("b", "Send a book by email to your reader's address.", 0.55)
+    weights = rarity_weights(1000, {"send": 40, "book": 300, "my": 1, "reader": 400, "email": 30})
+    assert best_overlap(menu, question, scorer, weights) < 0.5 * best_overlap(
+        email, question, scorer, weights
+    )
+    assert by_relevance([menu, email], question, scorer, weights)[0].chunk.id == "b"

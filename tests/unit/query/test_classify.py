@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from core.answer.llm import OpenAIBackend
 from core.config import Settings
-from core.query.classify import classify, classify_offline
+from core.query.classify import asked_action, classify, classify_offline
 from tests.support.fake_openai import closed_port, fake_openai_server
 
 LABELLED = Path(__file__).resolve().parents[3] / "data" / "query_types.jsonl"
@@ -67,3 +69,18 @@ def test_llm_classification_falls_back_on_error_or_nonsense(tmp_path: Path) -> N
         server.reply = '{"type": "poetry"}'
         result = classify("Compare A and B", OpenAIBackend(_settings(tmp_path, server.base_url)))
         assert result.query_type == "comparison" and result.method.startswith("rules")
+
+
+@pytest.mark.parametrize(
+    ("question", "action"),
+    [
+        ("How do I cancel my subscription?", "cancel"),
+        ("how can we return a drone bought online", "return"),
+        ("How to pair the controller?", "pair"),
+        ("What are the steps to reset the K7?", "reset"),
+        ("How do I get to the settings page?", ""),  # a generic verb names no task
+        ("What is the weight of the K7?", ""),
+    ],
+)
+def test_the_action_a_how_to_asks_for(question: str, action: str) -> None:
+    assert asked_action(question) == action
