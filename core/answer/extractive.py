@@ -186,30 +186,37 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
 
 
 TABLE_MOST = 8  # the rows a question asking which things of a table's column gets at most
-# "Which models …", "Which Lumo models …", "What e-readers …" (a name may stand before the plural)
+ROWS_OVER_PROSE = 0.9  # …when its best row scores at least this share of the best unit
+# "Which models …", "Which Lumo models …", "What e-readers …", "Which file formats …" (a name or a
+# word may stand before the plural)
 _ASKS_ROWS = re.compile(
-    r"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]*\s+)?(?!(?:has|does|was|is)\b)([a-z][a-z-]+s)\b"
+    r"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+(?=[a-z][a-z-]+s\b))?"
+    r"(?!(?:has|does|was|is)\b)([a-z][a-z-]+s)\b"
 )
 
 
 def _column_of(ev: Evidence, usable: Sequence[Scored], best: Scored) -> list[Scored]:
-    """For a question asking which things (_ASKS_ROWS) and naming none, whose best unit is a wide
-    table's row shown with the asked columns only: that table's rows so shown, in its order
-    (TABLE_MOST at most), not the few whose scores came first."""
+    """For a question asking which things (_ASKS_ROWS) whose best row, shown with the asked columns
+    only, scores at least ROWS_OVER_PROSE of the best unit: that table's rows so shown, in its
+    order (TABLE_MOST at most), not the few whose scores came first. The question names no model
+    ("Which Lumo models are waterproof?": a wide table's asked column), or names the model a column
+    is for ("Which file formats does the Lumo 6 support?": a row per format, a column per model)."""
+    rows = [x for x in usable if x.unit.kind == "row"]
+    if not rows or not _ASKS_ROWS.match(ev.question):
+        return []
+    row = max(rows, key=lambda x: x.score)
     if (
-        ev.wanted
-        or not _ASKS_ROWS.match(ev.question)
-        or best.unit.kind != "row"
-        or best.text == best.unit.text
+        row.score < ROWS_OVER_PROSE * best.score
+        or row.text == row.unit.text
+        or (ev.wanted and not any(entities(h) for h in row.unit.header[1:]))
     ):
         return []
-    entry = best.order // 100000
+    entry = row.order // 100000
     rows = [
         x
-        for x in usable
-        if x.order // 100000 == entry and x.unit.kind == "row" and x.unit.header == best.unit.header
-        and x.text != x.unit.text
-    ]  # fmt: skip
+        for x in rows
+        if x.order // 100000 == entry and x.unit.header == row.unit.header and x.text != x.unit.text
+    ]
     return sorted(rows, key=lambda x: x.unit.position)[:TABLE_MOST] if len(rows) > 1 else []
 
 

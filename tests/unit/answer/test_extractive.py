@@ -1677,3 +1677,29 @@ def test_steps_headed_as_the_asked_task_are_its_procedure(scorer: SentenceScorer
     text = ask("How do I return a drone I bought online?", "procedural", scorer, evidence)
     assert text.startswith("How to send a return (policies/returns.md):"), text
     assert "3. Hand the parcel to the carrier" in text
+
+
+ORLA_FORMATS = """# Orla file formats
+
+| Format | Orla 4 | Orla 40 | Orla 4 Plus |
+|---|---|---|---|
+| EPUB | Yes | Yes | Yes |
+| PDF | Yes | Yes | Yes |
+| CBZ comics | No | Yes | Yes |
+| MP3 audiobooks | No | Yes | No |
+
+Very large PDF files open slowly, especially on the Orla 4."""
+
+
+def test_which_things_of_a_model_column_gets_every_rows_cell(scorer: SentenceScorer) -> None:
+    """A table with a row per format and a column per model: "Which file formats does the Orla 4
+    support?" gets every format's Orla 4 cell in the table's order, not the two rows that scored
+    first, nor the sentence naming the Orla 4 and a format that scores as high."""
+    evidence = [entry("formats.md", ORLA_FORMATS)]
+    text = ask("Which file formats does the Orla 4 support?", "factual", scorer, evidence)
+    assert [line.split(" (")[0] for line in text.splitlines()] == [
+        "- EPUB — Orla 4: Yes",
+        "- PDF — Orla 4: Yes",
+        "- CBZ comics — Orla 4: No",
+        "- MP3 audiobooks — Orla 4: No",
+    ], text
