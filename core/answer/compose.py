@@ -631,6 +631,12 @@ def _own_row(x: Scored) -> str:
 def _display(token: str, x: Scored) -> str:
     """How the evidence writes the entity (its heading's spelling, else its own text's), for the
     bullet's name."""
+    if " " in token:  # a name without a digit, "lumo kids" (core/query/entities.family_named)
+        first, rest = token.split(" ", 1)
+        spaced = r"\s*".join(map(re.escape, rest))  # "budspro" as "Buds Pro"
+        name = re.compile(rf"\b{re.escape(first)}\s+{spaced}\b", re.I)
+        found = (name.search(line) for line in (*reversed(x.unit.path), x.text))
+        return next((m.group() for m in found if m), token)
     for line in (*reversed(x.unit.path), x.text):
         for as_written, norm in written(line):  # "Stride 3 Plus", a name and number apart
             if " " in as_written.strip() and matches({token}, {norm}):

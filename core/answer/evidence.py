@@ -22,6 +22,7 @@ from core.query.entities import (
     conflicts,
     entities,
     family,
+    family_named,
     matches,
     question_entities,
     siblings,
@@ -510,7 +511,8 @@ def _narrow(
             if asked:
                 return u.row_text(asked), set().union(*(columns[i] for i in asked))
             return u.text, set().union(*columns.values())
-        subject = entities(u.cells[0]) if u.cells else set()
+        # a row's model may be named without a digit ("Lumo Kids" beside the asked "Lumo 6")
+        subject = (entities(u.cells[0]) or family_named(u.cells[0], wanted)) if u.cells else set()
         wide = asked_columns(u.header, question) if len(u.cells) == len(u.header) else []
         narrowed = u.row_text(wide) if wide else None
         if subject:

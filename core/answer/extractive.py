@@ -190,9 +190,9 @@ ROWS_OVER_PROSE = 0.9  # …when its best row scores at least this share of the 
 # "Which models …", "Which Lumo models …", "What e-readers …", "Which file formats …" (a name or a
 # word may stand before the plural)
 _ASKS_ROWS = re.compile(
-    r"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+(?=[a-z][a-z-]+s\b))?"
-    r"(?!(?:has|does|was|is)\b)([a-z][a-z-]+s)\b"
-)
+    r"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+(?=[a-z][a-z-]+[^su]s\b))?"
+    r"(?!(?:has|does|was|is)\b)([a-z][a-z-]+[^su]s)\b"
+)  # (not a word ending in "ss" or "us": "What ingress protection …", "What status …")
 
 
 def _column_of(ev: Evidence, usable: Sequence[Scored], best: Scored) -> list[Scored]:
@@ -202,14 +202,18 @@ def _column_of(ev: Evidence, usable: Sequence[Scored], best: Scored) -> list[Sco
     ("Which Lumo models are waterproof?": a wide table's asked column), or names the model a column
     is for ("Which file formats does the Lumo 6 support?": a row per format, a column per model)."""
     rows = [x for x in usable if x.unit.kind == "row"]
-    if not rows or not _ASKS_ROWS.match(ev.question):
+    things = _ASKS_ROWS.match(ev.question)
+    if not rows or not things:
         return []
     row = max(rows, key=lambda x: x.score)
-    if (
-        row.score < ROWS_OVER_PROSE * best.score
-        or row.text == row.unit.text
-        or (ev.wanted and not any(entities(h) for h in row.unit.header[1:]))
-    ):
+    if row.score < ROWS_OVER_PROSE * best.score or row.text == row.unit.text:
+        return []
+    # a question naming a model asks which rows of its column: the rows are the things asked for
+    # ("Format" for "Which file formats …"; not "Spec" for "What rated speeds …")
+    named = any(entities(h) for h in row.unit.header[1:]) and things.group(1)[:-1][:5] in {
+        w[:5] for w in words(row.unit.header[0])
+    }
+    if ev.wanted and not named:
         return []
     entry = row.order // 100000
     rows = [

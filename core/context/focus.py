@@ -138,8 +138,9 @@ def _own_field(
     and holds a "Key: value" line whose key has at least ON_TOPIC of the topic's words (none: no), or
     it holds a table whose header names the asked entity (none asked: any table) with a row whose
     first cell is such a key (rows_only: only that) ("| Range (Eco) | 70 km | 90 km |" under "| | Stride 3 | Stride 3 Plus
-    |"). A field, not any sentence: a passing mention on the model's page ("Heavy riders should …")
-    is no answer."""
+    |"), or a row whose first cell names the asked entity under a header with such a column. A
+    field, not any sentence: a passing mention on the model's page ("Heavy riders should …") is no
+    answer."""
     if not topic:
         return False
     need = max(1.0, ON_TOPIC * len(topic))
@@ -148,12 +149,13 @@ def _own_field(
         stems = STEMMER.stem_set(content_words(key))
         return sum(1 for t in topic if t in stems or (aliases or {}).get(t, frozenset()) & stems) >= need
 
-    if any(
-        on_topic(key)
-        for head, key in _row_keys(c.chunk.text)
-        if not wanted or matches(wanted, entities(head))
-    ):
-        return True
+    for head, key in _row_keys(c.chunk.text):
+        if (not wanted or matches(wanted, entities(head))) and on_topic(key):
+            return True
+        # a row per model: the row is the asked one's, a column is on the topic ("| Aria 7 | $199 |"
+        # under "| Model | Price (USD) |" for "How much does the Aria 7 cost?")
+        if wanted and matches(wanted, entities(key)) and any(map(on_topic, head.strip("|").split("|")[1:])):
+            return True
     if rows_only or (wanted and not matches(wanted, chunk_scope(c))):
         return False
     return any(on_topic(key) for key in _FIELD.findall(c.chunk.text))

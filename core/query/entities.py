@@ -148,7 +148,9 @@ def without_entities(text: str) -> str:
 
 
 def question_entities(question: str) -> set[str]:
-    """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2")."""
+    """The question's entities, plus a name split by a space joined up ("Arm X2" → "armx2"), and a
+    name without a digit of the family of one it names (family_named: "the Lumo 6 Plus or the Lumo
+    Kids" → "lumo kids")."""
     found: set[str] = set()
     before = ""
     for m in TOKEN.finditer(question):
@@ -158,7 +160,34 @@ def question_entities(question: str) -> set[str]:
             if before[:1].isupper() and before.isalpha():
                 found.add(_norm(before) + own)
         before = m.group()
+    for name in _NAME_WITHOUT_DIGIT.findall(question) if found else ():
+        words = name.split()  # the name may follow a capitalised word ("Does Lumo Unlimited …")
+        found |= next(
+            (f for i in range(len(words) - 1) if (f := family_named(" ".join(words[i:]), found))), set()
+        )
     return found
+
+
+_NAME_WITHOUT_DIGIT = re.compile(r"(?<![\w-])[A-Z][a-z]+(?: [A-Z][A-Za-z]+){1,3}(?![\w-])")
+
+
+def family_named(name: str, wanted: Iterable[str]) -> set[str]:
+    """A model's name without a digit, of the family of an asked one (its first word is that family,
+    the rest capitalised: "Lumo Kids", "Aria Buds Pro" when the Lumo 6 or the Aria 7 is asked),
+    normalised with a space after the family ("lumo kids") so family() reads it as one of that family
+    and matches() never takes it for the asked one; none for anything else (a table row "Lumo 6",
+    "Monthly", "Lumo accessories")."""
+    words = name.split()
+    if (
+        not 2 <= len(words) <= 4
+        or any(ch.isdigit() for ch in name)
+        or not all(w[:1].isupper() for w in words)
+    ):
+        return set()
+    first = words[0].lower()
+    if not first.isalpha() or first not in {family(w) for w in wanted}:
+        return set()
+    return {first + " " + "".join(w.lower() for w in words[1:] if w.isalnum())}
 
 
 def family(token: str) -> str:

@@ -7,15 +7,19 @@ comparative ("heavier" → "weight", "cheaper" or "more expensive" → "price", 
 adjective a spec sheet writes as a noun ("heavy", "tall", "wide", "deep"), from core.text.ATTRIBUTE_OF.
 Other words of that map are left alone: "longer" may ask for a duration or a length, "newer" for a
 date or a version; "fast", "fly" and "cost" are often the documents' own words (a "fast charger",
-"Fly app", "component cost"), and an added "price" then finds every price the store lists. The
-dense search reads the question as written.
+"Fly app", "component cost"), and an added "price" then finds every price the store lists; but a
+question asking only what a model it names costs ("How much does the Aria 7 cost?") adds "price":
+with the name it finds that model's price row (a comparison table's "Price (USD)"), which neither
+search found through "cost" (not "How much does CarePlus for the ArmX2 cost?", which names two
+things, nor "What does a spare K7 battery cost?": the thing priced is another). The dense search reads the question as written.
 """
 
 from __future__ import annotations
 
 import re
 
-from core.text import ATTRIBUTE_OF
+from core.query.entities import entity_tokens, without_entities
+from core.text import ATTRIBUTE_OF, content_words
 
 # a hyphenated word is one word: "heavy-duty", "company-wide", "wide-angle" ask for no weight or width
 _WORDS = re.compile(r"\w+(?:-\w+)*")
@@ -25,9 +29,15 @@ _EXPANDED = frozenset(
 )
 
 
+_EXPANDED_NAMED = frozenset("cost costs".split())  # …when they are all it asks of a model it names
+
+
 def lexical_query(question: str) -> str:
     """The question with the attribute words its words ask for appended (itself when none)."""
+    expanded = _EXPANDED
+    if len(entity_tokens(question)) == 1 and content_words(without_entities(question)) <= _EXPANDED_NAMED:
+        expanded = _EXPANDED | _EXPANDED_NAMED  # "How much does the Aria 7 cost?", not "… its battery cost?"
     asked = dict.fromkeys(
-        ATTRIBUTE_OF[w] for w in _WORDS.findall(question.lower()) if w in _EXPANDED and w in ATTRIBUTE_OF
+        ATTRIBUTE_OF[w] for w in _WORDS.findall(question.lower()) if w in expanded and w in ATTRIBUTE_OF
     )
     return f"{question} {' '.join(asked)}" if asked else question

@@ -1703,3 +1703,17 @@ def test_which_things_of_a_model_column_gets_every_rows_cell(scorer: SentenceSco
         "- CBZ comics — Orla 4: No",
         "- MP3 audiobooks — Orla 4: No",
     ], text
+    # the rows are formats: a question asking which of another thing (audiobooks) gets its row
+    text = ask("What audiobooks support does the Orla 40 have?", "factual", scorer, evidence)
+    assert text.startswith("- MP3 audiobooks — Orla 40: Yes") and "EPUB" not in text, text
+
+
+def test_a_row_of_a_model_named_without_a_digit_is_another_models(scorer: SentenceScorer) -> None:
+    """"Orla Kids" in the lineup beside the asked Orla 4: its row is another model's, not quoted for
+    the Orla 4; asked beside the Orla 4 Plus, it is one side of the comparison, named as written."""
+    lineup = ORLA_LINEUP + "\n| Orla Kids | 6 in | 16 GB | 7 weeks | 196 g | IPX7 | $119.99 |"
+    evidence = [entry("compare.md", lineup)]
+    text = ask("How long does the battery of the Orla 4 last?", "factual", scorer, evidence)
+    assert "6 weeks" in text and "Kids" not in text, text
+    text = ask("Which is heavier, the Orla 4 Plus or the Orla Kids?", "comparison", scorer, evidence)
+    assert "**Orla 4 Plus**" in text and "**Orla Kids**" in text and "196 g" in text, text

@@ -161,3 +161,19 @@ def test_a_field_key_meets_a_question_word_or_the_attribute_it_asks_for() -> Non
     question = "What colour options does the Halo H5 come in?"
     assert about_asked_first([intro, colours], question, fields=True) == [colours, intro]
     assert about_asked_first([intro, price], "How much does the Halo H5 cost?", fields=True) == [price, intro]
+
+
+def test_a_row_naming_the_asked_model_under_a_column_on_the_topic_goes_first() -> None:
+    """A comparison table with a row per model: the asked model's row under a "Price (USD)" column
+    is the answer to "How much does the Stride 3 cost?" ("cost" asks for a price), walked before the
+    model's page that only names it; a row of a sibling, or a table with no column on the topic, is
+    not."""
+    page = cand("p", "# Stride 3\n\nThe Stride 3 is our city bike.", "stride-3.md", path="Stride 3")
+    header = "| Model | Frame | Price (USD) |"
+    table = cand("t", f"{header}\n| Stride 3 | Steel | $899 |\n| Stride 30 | Carbon | $1,899 |", "cmp.md")
+    question = "How much does the Stride 3 cost?"
+    assert about_asked_first([page, table], question, fields=True) == [table, page]
+    sibling = cand("s", f"{header}\n| Stride 30 | Carbon | $1,899 |", "cmp.md")
+    assert about_asked_first([page, sibling], question, fields=True) == [page, sibling]
+    frames = cand("f", "| Model | Frame |\n| Stride 3 | Steel |", "cmp.md")
+    assert about_asked_first([page, frames], question, fields=True) == [page, frames]

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from core.query.entities import conflicts, entities, is_entity, question_entities, siblings, without_entities
+from core.query.entities import (
+    conflicts,
+    entities,
+    family_named,
+    is_entity,
+    matches,
+    question_entities,
+    siblings,
+    without_entities,
+)
 
 
 def test_model_codes_versions_and_camel_case_names_are_entities() -> None:
@@ -109,3 +118,18 @@ def test_a_question_asking_for_what_the_named_thing_has_conflicts_with_any_other
     assert conflicts(k7, set(), {"h2"}, own=True, subjects={"h2"}) == {"h2"}
     # a unit naming the K7 itself is about it, whatever else it names
     assert conflicts(k7, {"h2"}, {"k7"}, around={"h2"}, own=True) == set()
+
+
+def test_a_name_without_a_digit_of_an_asked_models_family_is_another_model() -> None:
+    """ "Lumo Kids" beside the asked "Lumo 6": a model of the Lumo family, not the Lumo 6; a name of
+    another family, a lower-case phrase or a name with a number is no such name."""
+    assert question_entities("Which is heavier, the Lumo 6 Plus or the Lumo Kids?") == {
+        "lumo6plus",
+        "lumo kids",
+    }
+    assert "lumo unlimited" in question_entities("Does Lumo Unlimited work on the Lumo 6?")
+    assert family_named("Aria Buds Pro", {"aria7"}) == {"aria budspro"}
+    assert siblings({"lumo6"}, {"lumo kids"}) == {"lumo kids"} and not matches({"lumo6"}, {"lumo kids"})
+    for name in ("Kestrel Kids", "Lumo accessories", "Lumo 60", "Monthly"):
+        assert family_named(name, {"lumo6"}) == set()
+    assert question_entities("How heavy is the Lumo Kids?") == set()  # no family asked: unknown
