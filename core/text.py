@@ -29,7 +29,7 @@ STOP_WORDS = frozenset(
     "s t d ll re ve m don doesn didn isn aren wasn weren couldn shouldn wouldn hasn haven hadn "
     # the asker's and the reader's pronouns: a question's "my" is no word a passage must hold (and a
     # store of "your …" pages holds it rarely, so by rarity it weighed as much as the asked model)
-    "my me mine myself your yours yourself our ours".split()
+    "my myself your yours yourself our ours".split()
 )
 # function words plus the conversational words a follow-up question carries ("tell me about the other one")
 QUERY_NOISE = STOP_WORDS | frozenset(

@@ -70,15 +70,23 @@ def does(text: str, action: str) -> bool:
     return bool(action) and bool(wanted) and wanted <= STEMMER.stem_set(words(text))
 
 
-def action_bonus(x: Scored, action: str) -> float:
+def action_bonus(x: Scored, action: str, wanted: frozenset[str] = frozenset()) -> float:
     """What a unit gains for a how-to question when it names the asked action: "You can cancel at
     …" says how to cancel, "Borrowed books are removed when your access ends" what follows. A step
     names it through its list's heading ("Replacing the filter"); a field ("Replacement filter:
-    CB-F9") names a thing, not how to do it."""
-    if is_field(x.unit):
+    CB-F9") names a thing, not how to do it; nor does a unit whose heading names the asked model's
+    family and not the asked model ("Setting up the Kestrel Mini" for the Kestrel 50: a model
+    named without a digit is no entity, so no conflict keeps its steps out)."""
+    heading = x.unit.path[-1] if x.unit.path else ""
+    if is_field(x.unit) or _of_another(heading, wanted):
         return 0.0
-    heading = x.unit.path[-1] if x.unit.kind == "item" and x.unit.path else ""
-    return ACTION_BONUS if does(f"{heading} {x.text}", action) else 0.0
+    return ACTION_BONUS if does(f"{heading if x.unit.kind == 'item' else ''} {x.text}", action) else 0.0
+
+
+def _of_another(heading: str, wanted: frozenset[str]) -> bool:
+    """The heading names an asked model's family ("Kestrel") but not the asked model."""
+    families = {family(w) for w in wanted} - {""}
+    return bool(families & set(words(heading))) and not matches(wanted, entities(heading))
 
 
 def step_bonus(unit: Unit) -> float:

@@ -511,8 +511,11 @@ def _narrow(
             if asked:
                 return u.row_text(asked), set().union(*(columns[i] for i in asked))
             return u.text, set().union(*columns.values())
-        # a row's model may be named without a digit ("Lumo Kids" beside the asked "Lumo 6")
-        subject = (entities(u.cells[0]) or family_named(u.cells[0], wanted)) if u.cells else set()
+        subject = entities(u.cells[0]) if u.cells else set()
+        if not subject and u.cells and not matches(wanted, title_scope.union(*map(entities, u.path))):
+            # a lineup's model named without a digit ("Lumo Kids" beside the asked "Lumo 6"); not a
+            # row under the asked model's own page or heading ("Lumo Care" of the Lumo 6's plans)
+            subject = family_named(u.cells[0], wanted)
         wide = asked_columns(u.header, question) if len(u.cells) == len(u.header) else []
         narrowed = u.row_text(wide) if wide else None
         if subject:

@@ -147,7 +147,10 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
     if ev.query_type == "procedural" and (asks_how_to(ev.question) or not compose.is_field(best.unit)):
         action = asked_action(ev.question)
         if action:  # what says how to do the asked thing comes before what follows from it
-            usable = [dataclasses.replace(x, score=x.score + compose.action_bonus(x, action)) for x in usable]
+            usable = [
+                dataclasses.replace(x, score=x.score + compose.action_bonus(x, action, ev.wanted))
+                for x in usable
+            ]
             best = max(usable, key=lambda x: x.score)
         steps = compose.procedure(usable, ev.question)
         if steps is not None:
@@ -189,9 +192,10 @@ TABLE_MOST = 8  # the rows a question asking which things of a table's column ge
 ROWS_OVER_PROSE = 0.9  # …when its best row scores at least this share of the best unit
 # "Which models …", "Which Lumo models …", "What e-readers …", "Which file formats …" (a name or a
 # word may stand before the plural)
+_NO_NOUN = r"(?!(?:has|have|does|do|did|is|are|was|were|this|these|those|its|yours|ours|theirs)\b)"
 _ASKS_ROWS = re.compile(
-    r"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+(?=[a-z][a-z-]+[^su]s\b))?"
-    r"(?!(?:has|does|was|is)\b)([a-z][a-z-]+[^su]s)\b"
+    rf"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]*\s+|{_NO_NOUN}[a-z][\w-]*\s+(?=[a-z][a-z-]+[^su]s\b))?"
+    rf"{_NO_NOUN}([a-z][a-z-]+[^su]s)\b"
 )  # (not a word ending in "ss" or "us": "What ingress protection …", "What status …")
 
 
@@ -210,9 +214,9 @@ def _column_of(ev: Evidence, usable: Sequence[Scored], best: Scored) -> list[Sco
         return []
     # a question naming a model asks which rows of its column: the rows are the things asked for
     # ("Format" for "Which file formats …"; not "Spec" for "What rated speeds …")
-    named = any(entities(h) for h in row.unit.header[1:]) and things.group(1)[:-1][:5] in {
-        w[:5] for w in words(row.unit.header[0])
-    }
+    named = any(entities(h) for h in row.unit.header[1:]) and bool(
+        STEMMER.stem_set([things.group(1)]) & STEMMER.stem_set(words(row.unit.header[0]))
+    )
     if ev.wanted and not named:
         return []
     entry = row.order // 100000

@@ -6,7 +6,8 @@ _about_asked_too), is walked after the others, so it cannot crowd the asked mode
 out of the budget; and, for a factual or comparison question, a chunk standing under the asked
 model (any chunk, when no model is asked) that holds a "Key: value" field on the question's topic
 is walked before the others (a spec list scores low on similarity, and an overview that only names
-the model would fill the budget first). The order stays deterministic: a stable partition of the
+the model would fill the budget first), and so is a table's row naming the asked model under a
+column on the topic (a comparison table with a row per model). The order stays deterministic: a stable partition of the
 ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 
 from core.answer import superlative
 from core.answer.absent import FRAMING
+from core.context.columns import cells
 from core.query.entities import conflicts, entities, matches, question_entities, without_entities
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words, split_sentences
@@ -152,9 +154,15 @@ def _own_field(
     for head, key in _row_keys(c.chunk.text):
         if (not wanted or matches(wanted, entities(head))) and on_topic(key):
             return True
-        # a row per model: the row is the asked one's, a column is on the topic ("| Aria 7 | $199 |"
-        # under "| Model | Price (USD) |" for "How much does the Aria 7 cost?")
-        if wanted and matches(wanted, entities(key)) and any(map(on_topic, head.strip("|").split("|")[1:])):
+        # a row per model: the row is the asked one's (its first cell names it and nothing else,
+        # not "Aria 7 case"), a column is on the topic ("| Aria 7 | $199 |" under "| Model | Price
+        # (USD) |" for "How much does the Aria 7 cost?")
+        if (
+            wanted
+            and matches(wanted, entities(key))
+            and not content_words(without_entities(key))
+            and any(map(on_topic, cells(head)[1:]))
+        ):
             return True
     if rows_only or (wanted and not matches(wanted, chunk_scope(c))):
         return False

@@ -51,11 +51,32 @@ class Unit:
         subject = self.cells[0] if self.cells else ""
         idx = [i for i in range(1, len(self.cells)) if columns is None or i in columns]
         pairs = [
-            f"{self.header[i]}: {self.cells[i]}" if i < len(self.header) and self.header[i] else self.cells[i]
+            field(self.header[i], self.cells[i]) if i < len(self.header) and self.header[i] else self.cells[i]
             for i in idx
             if self.cells[i]
         ]
         return f"{subject} — {'; '.join(pairs)}" if pairs else subject
+
+
+# a column heading's unit ("Weight (kg)", "List price (USD)") and a cell holding a bare number
+_HEADER_UNIT = re.compile(r"^(?P<name>.*\S)\s+\((?P<unit>[A-Za-z%°$€£][A-Za-z%°/²³]{0,4})\)$")
+_BARE_NUMBER = re.compile(r"^\d[\d,.]*$")
+_CURRENCY_CODES = frozenset("USD EUR GBP CAD AUD CHF JPY NZD SEK NOK DKK".split())
+
+
+def field(heading: str, cell: str) -> str:
+    """A cell under its column's heading, the heading's unit written after a bare number as a
+    sentence writes it ("Weight (kg)" and "8.8" → "Weight: 8.8 kg", "List price (USD)" and "2,180"
+    → "List price: USD 2,180"), so the value reads, compares and is checked as a quantity."""
+    m = _HEADER_UNIT.match(heading)
+    if m is None or not _BARE_NUMBER.match(cell):
+        return f"{heading}: {cell}"
+    unit = m.group("unit")
+    if unit in _CURRENCY_CODES or unit in "$€£":
+        value = f"{unit} {cell}" if unit.isalpha() else f"{unit}{cell}"
+    else:
+        value = f"{cell}{'' if unit in ('%', '°') else ' '}{unit}"
+    return f"{m.group('name')}: {value}"
 
 
 def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] = ()) -> list[Unit]:

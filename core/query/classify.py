@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from core.errors import BackendError
 from core.prompt.templates import QUERY_TYPES
+from core.stems import STEMMER
+from core.text import QUERY_NOISE
 
 log = logging.getLogger(__name__)
 
@@ -30,22 +32,29 @@ def asks_how_to(question: str) -> bool:
 
 # the verb a how-to asks to do: "How do I cancel …", "how to return …", "the steps to pair …"
 _ACTION = re.compile(
-    r"\bhow (?:do|can|should|would|could|must) (?:i|we|you|one) (?:go about |best )?([a-z]+)"
-    r"|\bhow to ([a-z]+)|\b(?:steps?|procedure|instructions?) (?:to|for) ([a-z]+)",
+    r"\bhow (?:do|can|should|would|could|must) (?:i|we|you|one) (?:go about |best )?([a-z]+(?: [a-z]+)?)"
+    r"|\bhow to ([a-z]+(?: [a-z]+)?)|\b(?:steps?|procedure|instructions?) (?:to|for) ([a-z]+(?: [a-z]+)?)",
     re.I,
 )
-# verbs that name no task of their own ("How do I get …", "How do I make sure …")
-_GENERIC_VERBS = frozenset(
-    "get make do use go have be find know see tell put take keep let set know check try work start".split()
+# verbs that name no task of their own ("How do I get …", "How do I make sure …"), by stem
+_GENERIC_VERBS = STEMMER.stem_set(
+    "get make do use go have be find know see tell put take keep let set check try work start".split()
 )
 
 
 def asked_action(question: str) -> str:
     """The verb a how-to question asks how to do, lower case ("How do I cancel my plan?" →
-    "cancel"); "" when it asks none or a generic one ("How do I get …")."""
+    "cancel", "How can I quickly reset …" → "reset"); "" when it asks none, a generic one ("How do
+    I get …", "… instructions for using"), or what follows is no verb ("the steps for the K7 …",
+    "How do I not lose …")."""
     m = _ACTION.search(question)
-    verb = next((g for g in m.groups() if g), "").lower() if m else ""
-    return "" if verb in _GENERIC_VERBS or len(verb) < 3 else verb
+    found = next((g for g in m.groups() if g), "").lower().split() if m else []
+    if found and found[0].endswith("ly") and len(found) > 1:  # an adverb before the verb
+        found = found[1:]
+    verb = found[0] if found else ""
+    if len(verb) < 3 or verb in QUERY_NOISE or verb == "not" or STEMMER.stem_set([verb]) <= _GENERIC_VERBS:
+        return ""
+    return verb
 
 
 # Ordered: the first rule that matches wins. Patterns look at the question's wording only.

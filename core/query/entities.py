@@ -6,7 +6,9 @@ up to three digits written apart ("Stride 3", "Brio 50"; not a label such as "St
 2", a month, a function or quantity word, nor a number with a unit or a decimal after it), a
 CamelCase name ("NorthEye"), or a dotted version ("4.0.0"). Plain words and plain numbers are not
 entities. Tokens are normalised (lower case, spaces, hyphens and underscores dropped) so "Arm X2",
-"ArmX2" and "armx2" match, and "Stride 3" is "stride3", a sibling of "stride30".
+"ArmX2" and "armx2" match, and "Stride 3" is "stride3", a sibling of "stride30". One kind keeps a
+space: a name without a digit of an asked model's family ("Lumo Kids" beside "Lumo 6" is "lumo
+kids", family_named), so family() reads its first word and matches() never meets the asked one.
 """
 
 from __future__ import annotations
@@ -160,15 +162,23 @@ def question_entities(question: str) -> set[str]:
             if before[:1].isupper() and before.isalpha():
                 found.add(_norm(before) + own)
         before = m.group()
-    for name in _NAME_WITHOUT_DIGIT.findall(question) if found else ():
-        words = name.split()  # the name may follow a capitalised word ("Does Lumo Unlimited …")
+    for m in _NAME_WITHOUT_DIGIT.finditer(question) if found else ():
+        if not (_CONTRAST_BEFORE.search(question, 0, m.start()) or _CONTRAST_AFTER.match(question, m.end())):
+            continue  # a name set against another ("… or the Lumo Kids"), not any capitalised phrase
+        words = m.group().split()  # the name may follow a capitalised word ("Does Lumo Unlimited …")
         found |= next(
             (f for i in range(len(words) - 1) if (f := family_named(" ".join(words[i:]), found))), set()
         )
     return found
 
 
-_NAME_WITHOUT_DIGIT = re.compile(r"(?<![\w-])[A-Z][a-z]+(?: [A-Z][A-Za-z]+){1,3}(?![\w-])")
+# a capitalised name of two to four words, not followed by a number ("Aria Buds Pro 2" is a model
+# with a number), set against another thing ("the Lumo 6 Plus or the Lumo Kids", "Lumo Kids vs …")
+_NAME_WITHOUT_DIGIT = re.compile(r"(?<![\w-])[A-Z][a-z]+(?: [A-Z][A-Za-z]+){1,3}(?![\w-]|\s+[\dA-Z])")
+_CONTRAST_BEFORE = re.compile(r"\b(?:or|than|vs\.?|versus|and|with)\s+(?:the\s+|a\s+)?$", re.I)
+_CONTRAST_AFTER = re.compile(
+    r"\s*,?\s+(?:(?:\w+er|more \w+|less \w+)\s+than|or|than|vs\.?|versus|and|with)\b", re.I
+)
 
 
 def family_named(name: str, wanted: Iterable[str]) -> set[str]:
@@ -177,7 +187,9 @@ def family_named(name: str, wanted: Iterable[str]) -> set[str]:
     normalised with a space after the family ("lumo kids") so family() reads it as one of that family
     and matches() never takes it for the asked one; none for anything else (a table row "Lumo 6",
     "Monthly", "Lumo accessories")."""
-    words = name.split()
+    words = [
+        w for w in (re.sub(r"'s$|[^A-Za-z0-9]", "", w) for w in name.split()) if w
+    ]  # "Kids.", "Buds-Pro"
     if (
         not 2 <= len(words) <= 4
         or any(ch.isdigit() for ch in name)
@@ -185,9 +197,9 @@ def family_named(name: str, wanted: Iterable[str]) -> set[str]:
     ):
         return set()
     first = words[0].lower()
-    if not first.isalpha() or first not in {family(w) for w in wanted}:
+    if len(first) < 2 or first not in {family(w) for w in wanted}:
         return set()
-    return {first + " " + "".join(w.lower() for w in words[1:] if w.isalnum())}
+    return {first + " " + "".join(w.lower() for w in words[1:])}
 
 
 def family(token: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 from core.answer import compose, evidence
 from core.answer.compose import title_of
 from core.answer.evidence import score_units
-from core.answer.extractive import extractive_answer
+from core.answer.extractive import _ASKS_ROWS, extractive_answer
 from core.answer.grounding import check
 from core.context.units import parse
 from core.scoring import SentenceScorer
@@ -1691,6 +1691,11 @@ ORLA_FORMATS = """# Orla file formats
 Very large PDF files open slowly, especially on the Orla 4."""
 
 
+def _asked_things(question: str) -> str | None:
+    m = _ASKS_ROWS.match(question)
+    return m.group(1) if m else None
+
+
 def test_which_things_of_a_model_column_gets_every_rows_cell(scorer: SentenceScorer) -> None:
     """A table with a row per format and a column per model: "Which file formats does the Orla 4
     support?" gets every format's Orla 4 cell in the table's order, not the two rows that scored
@@ -1703,13 +1708,17 @@ def test_which_things_of_a_model_column_gets_every_rows_cell(scorer: SentenceSco
         "- CBZ comics — Orla 4: No",
         "- MP3 audiobooks — Orla 4: No",
     ], text
+    # a question asking for things in the plural, read past a modifier; not an auxiliary or pronoun
+    assert [_asked_things(q) for q in ("Which file formats …", "What is this?", "What are yours?")] == [
+        "formats", None, None,
+    ]  # fmt: skip
     # the rows are formats: a question asking which of another thing (audiobooks) gets its row
     text = ask("What audiobooks support does the Orla 40 have?", "factual", scorer, evidence)
     assert text.startswith("- MP3 audiobooks — Orla 40: Yes") and "EPUB" not in text, text
 
 
 def test_a_row_of_a_model_named_without_a_digit_is_another_models(scorer: SentenceScorer) -> None:
-    """"Orla Kids" in the lineup beside the asked Orla 4: its row is another model's, not quoted for
+    """ "Orla Kids" in the lineup beside the asked Orla 4: its row is another model's, not quoted for
     the Orla 4; asked beside the Orla 4 Plus, it is one side of the comparison, named as written."""
     lineup = ORLA_LINEUP + "\n| Orla Kids | 6 in | 16 GB | 7 weeks | 196 g | IPX7 | $119.99 |"
     evidence = [entry("compare.md", lineup)]
@@ -1717,3 +1726,38 @@ def test_a_row_of_a_model_named_without_a_digit_is_another_models(scorer: Senten
     assert "6 weeks" in text and "Kids" not in text, text
     text = ask("Which is heavier, the Orla 4 Plus or the Orla Kids?", "comparison", scorer, evidence)
     assert "**Orla 4 Plus**" in text and "**Orla Kids**" in text and "196 g" in text, text
+
+
+def test_a_difference_of_values_whose_unit_is_in_the_column_heading(scorer: SentenceScorer) -> None:
+    """A comparison table writes the unit once, in the heading ("Weight (kg)"): the values read as
+    quantities, so the difference is computed, and grounding finds both in the evidence."""
+    table = "# Pumps\n\n| Model | Weight (kg) | Flow (l/h) |\n|---|---|---|\n| DX-25 | 8.8 | 25 |\n| DX-20 | 6.8 | 20 |"
+    evidence = [entry("pumps.md", table)]
+    question = "What's the weight difference between the DX-25 and the DX-20?"
+    text = ask(question, "comparison", scorer, evidence)
+    assert "Difference**: 2.0 kg (DX-25: 8.8 kg − DX-20: 6.8 kg)" in text, text
+    g = check(text, evidence, scorer, question)
+    assert g is not None and g.score == 1.0, [(c.sentence, c.problem) for c in g.sentences]
+
+
+KESTREL_SETUP = """# Setting up your Kestrel
+
+## Setting up the Kestrel Mini
+
+1. Plug in the dock and switch the Mini on.
+2. In the Brisk Home app, tap Add robot and choose Kestrel Mini.
+3. Wait for the Wi-Fi light to turn solid blue.
+
+## Matter
+
+The Kestrel 50 joins Apple Home through Matter, with a pairing code from the Brisk Home app."""
+
+
+def test_the_asked_action_does_not_lift_the_steps_of_another_model_of_the_family(
+    scorer: SentenceScorer,
+) -> None:
+    """ "Add robot" names the asked action, but under "Setting up the Kestrel Mini", a model of the
+    asked Kestrel 50's family named without a digit: those steps gain nothing for the Kestrel 50."""
+    evidence = [entry("help/setup.md", KESTREL_SETUP)]
+    text = ask("How do I add my Kestrel 50 to Apple Home?", "procedural", scorer, evidence)
+    assert "Matter" in text.split("\n")[0] and "choose Kestrel Mini" not in text, text

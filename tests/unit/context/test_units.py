@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.context.units import parse
+from core.context.units import field, parse
 
 TEXT = """# Kestrel K7 Drone
 
@@ -99,3 +99,15 @@ def test_the_sentences_of_a_worked_example_are_marked_illustrative() -> None:
             "Examples of good practice are rare. Example-based tests help. For example purposes only, no."
         )
     )
+
+
+def test_a_column_headings_unit_is_written_after_a_bare_number() -> None:
+    """ "Weight (kg)" over "8.8" reads "Weight: 8.8 kg" (and "List price (USD)" over "2,180" "List
+    price: USD 2,180"), so a comparison can subtract it; a cell with words, or a heading whose
+    parentheses are no unit, is shown as written."""
+    table = "| Model | Weight (kg) | List price (USD) | Battery life (ANC on) |\n| DX-25 | 8.8 | 2,180 | 30 hours |"
+    (row,) = [u for u in parse(table) if u.kind == "row"]
+    assert row.text == "DX-25 — Weight: 8.8 kg; List price: USD 2,180; Battery life (ANC on): 30 hours"
+    assert field("Weight (kg)", "8.8 (with pump head)") == "Weight (kg): 8.8 (with pump head)"
+    assert field("Efficiency (%)", "92") == "Efficiency: 92%"
+    assert field("Noise dB(A)", "54") == "Noise dB(A): 54"  # "(A)" belongs to "dB"

@@ -79,6 +79,10 @@ def test_llm_classification_falls_back_on_error_or_nonsense(tmp_path: Path) -> N
         ("How to pair the controller?", "pair"),
         ("What are the steps to reset the K7?", "reset"),
         ("How do I get to the settings page?", ""),  # a generic verb names no task
+        ("What are the instructions for using the app?", ""),  # …by its stem
+        ("How can I quickly reset the K7?", "reset"),  # an adverb before the verb
+        ("What are the steps for the K7 filter change?", ""),  # no verb follows
+        ("How do I not lose my data?", ""),
         ("What is the weight of the K7?", ""),
     ],
 )
