@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from core.text import NUMBER, STOP_WORDS
+from core.query.entities import without_entities
+from core.text import ATTRIBUTE_OF, NUMBER, STOP_WORDS, content_words
 
 _COMPARATIVE = (
     "longer|shorter|heavier|lighter|bigger|smaller|larger|cheaper|dearer|faster|slower|higher|lower|"
@@ -44,9 +45,10 @@ _ANY_DIFFERENCE = (
 
 
 def asks(question: str) -> bool:
-    """Whether the question asks how much more or less, by how much, or the difference in
-    something ("the difference in price", "the price difference")."""
-    return bool(ASKS.search(question)) or any(
+    """Whether the question asks how much more or less, by how much, the difference in something
+    ("the difference in price", "the price difference"), or which of two is more so ("Which is
+    lighter, the DX-20 or the DX-20e?": the difference shows it, with the verdict, which_note)."""
+    return bool(ASKS.search(question) or _WHICH.search(question)) or any(
         m.group(1).lower() not in _ANY_DIFFERENCE for m in _NOUN_DIFFERENCE.finditer(question)
     )
 
@@ -74,7 +76,12 @@ _ANTONYM = {
 _DOWN = frozenset("less fewer shorter lighter smaller cheaper slower lower quieter narrower weaker".split())
 _DIRECTED = re.compile(rf"\b({'|'.join(_ANTONYM)})\b", re.I)
 _OBJECT = re.compile(r"\b(?:than|compared\s+(?:with|to)|versus|vs\.?)\s", re.I)
-_NOTE = re.compile(r"^(?P<who>.+?) (?:is|has) (?P<word>[a-z]+), not (?P<asked>[a-z]+)$")
+_NOTE = re.compile(
+    r"^(?:(?P<who>.+?) (?:is|has) (?P<word>[a-z]+), not (?P<asked>[a-z]+)|(?P<which>[a-z]+): (?P<one>.+))$"
+)
+# "Which is lighter, the DX-20 or the DX-20e?", "Which one has more storage, A or B?"
+_COMPARING_WORDS = frozenset("one has have handles offers gives more less".split()) | frozenset(_ANTONYM)
+_WHICH = re.compile(rf"\bwhich\b[^?]*?\b({'|'.join(_ANTONYM)})\b[^?]*\bor\b", re.I)
 _ARTICLE = re.compile(r"(?:the\s+|an?\s+)?")
 _LINE = re.compile(
     rf"^{LABEL}: (?P<result>[^;]+?) \((?P<a>[^;]+?): (?P<qa>[^;]+?) − (?P<b>[^;]+?): (?P<qb>[^;]+?)\)"
@@ -156,8 +163,10 @@ def line(question: str, sides: Sequence[tuple[str, str]]) -> str:
     one kind)."""
     if len(sides) != 2 or not asks(question):
         return ""
-    a, b = (sole_quantity(text) for _, text in sides)
+    a, b = (sole_quantity(_value(text)) for _, text in sides)
     if a is None or b is None or a.kind != b.kind:
+        return ""
+    if not ASKS.search(question) and _WHICH.search(question) and not _on_topic(question, sides, a, b):
         return ""
     (big_name, big), (small_name, small) = sorted(
         zip((name for name, _ in sides), (a, b), strict=True), key=lambda p: -p[1].value
@@ -197,6 +206,10 @@ def premise_note(question: str, names: Sequence[str], larger: str) -> str:
     larger); "" when the values are equal, the question does not say which side it compares with
     (one named right after "than", "compared with/to" or "versus"), or the premise holds."""
     asked = question.lower().replace("-", "")
+    which = _WHICH.search(asked)
+    if which and not ASKS.search(asked) and larger and len(names) == 2:  # which of the two is more so
+        more = which.group(1) not in _DOWN
+        return f"; {which.group(1)}: {larger if more else next(n for n in names if n != larger)}"
     word = _direction(asked)
     if not larger or word is None or len(names) != 2:
         return ""
@@ -242,12 +255,27 @@ def _agreed(pairs: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
     (32 GB), $259.99 (64 GB)")."""
     if len(pairs) == 1:
         return pairs[0]
-    first = next(((text, label, q) for text, label in pairs if (q := sole_quantity(text))), None)
+    first = next(((text, label, q) for text, label in pairs if (q := sole_quantity(_value(text)))), None)
     if first is None:
         return None
     # (its qualifier aside: "$259.99 (64 GB)" is another price of the side)
     stated = [q for text, _ in pairs for _, q in quantities(text) if q.kind[:3] == first[2].kind[:3]]
     return first[:2] if all(q.value == first[2].value for q in stated) else None
+
+
+def _on_topic(question: str, sides: Sequence[tuple[str, str]], a: Quantity, b: Quantity) -> bool:
+    """For "Which … faster, A or B?": the two values differ and each side's text names what is
+    compared (a word of the question's besides the names, or the attribute its comparative asks
+    for: "lighter" → weight), not the first spec row found ("Driver 40 mm" for "charges faster")."""
+    asked = {w[:5] for w in content_words(without_entities(question)) - _COMPARING_WORDS}
+    asked |= {ATTRIBUTE_OF[w][:5] for w in content_words(question) if w in ATTRIBUTE_OF}
+    return a.value != b.value and all(asked & {w[:5] for w in content_words(text)} for _, text in sides)
+
+
+def _value(text: str) -> str:
+    """A row's values without the name it opens with ("DX-20e — Weight: 6.5 kg" → "Weight: 6.5 kg":
+    the model's number is no second quantity)."""
+    return text.split(" — ", 1)[1] if " — " in text else text
 
 
 def _stated(q: Quantity, text: str) -> bool:
@@ -292,6 +320,12 @@ def _note_holds(note: str, big: str, small: str, a: Quantity, b: Quantity) -> bo
     """A premise note names one side and says it holds the other value than asked: "X is lighter,
     not heavier" of the side with the smaller value (the larger for "heavier, not lighter")."""
     m = _NOTE.match(note)
-    if m is None or _ANTONYM.get(m.group("asked")) != m.group("word") or a.value == b.value:
+    if m is None or a.value == b.value:
+        return False
+    if m.group("which"):  # "lighter: DX-20e": the side holding the smaller value (the larger for "heavier")
+        return m.group("which") in _ANTONYM and m.group("one") == (
+            small if m.group("which") in _DOWN else big
+        )
+    if _ANTONYM.get(m.group("asked")) != m.group("word"):
         return False
     return m.group("who") == (small if m.group("word") in _DOWN else big)

@@ -74,7 +74,6 @@ def test_a_difference_asked_for_is_computed_larger_first(question: str, sides: l
 @pytest.mark.parametrize(
     ("question", "sides"),
     [
-        ("Which has more suction, the D3 or the D6?", SUCTION),  # which one, not how much
         ("How much does the lighter model cost?", SUCTION),  # a comparative, but no amount between
         ("How many times faster is the K7?", [("K5", "54 km/h"), ("K7", "68 km/h")]),  # a ratio
         ("How much faster must a SEV1 be acknowledged than a SEV3?",
@@ -222,3 +221,29 @@ def test_a_side_of_several_value_texts_that_agree_gives_the_difference() -> None
     prices = [("Price: $229.99 (32 GB), $259.99 (64 GB)", "a.md"), ("Price: $229.99", "b.md")]
     assert bullet("What's the price difference between the Orla 40 and the Orla 4?",
                   [("Orla 40", prices), ("Orla 4", [("Price: $99.99", "c.md")])]) == ""  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "sides", "verdict"),
+    [
+        ("Which has more suction, the D3 or the D6?", SUCTION, "; more: Dustwise D6"),
+        ("Which one is lighter, the DX-20 or the DX-20e?",
+         [("DX-20", "DX-20 — Weight: 6.8 kg"), ("DX-20e", "DX-20e — Weight: 6.5 kg")], "; lighter: DX-20e"),
+    ],
+)  # fmt: skip
+def test_which_of_two_is_more_so_gets_the_difference_and_the_verdict(
+    question: str, sides: list, verdict: str
+) -> None:
+    """ "Which is lighter, A or B?" is answered by the difference and which side holds the smaller
+    value (a row's name and its number are no second quantity); verify() checks the verdict and a
+    wrong one fails."""
+    computed = line(question, sides)
+    assert computed.endswith(verdict), computed
+    evidence = " ".join(text for _, text in sides)
+    answer = [f"{name}: {text}" for name, text in sides]
+    assert verify(computed, evidence, answer, question) is True
+    (big, _), (small, _) = sorted(sides, key=lambda s: -float(s[1].split()[-2].replace(",", "")))
+    wrong = computed.replace(
+        verdict, f"; {verdict.split(': ')[0][2:]}: {big if 'lighter' in verdict else small}"
+    )
+    assert verify(wrong, evidence, answer, question) is False

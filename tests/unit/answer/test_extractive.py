@@ -283,8 +283,8 @@ def test_how_much_more_gets_both_values_and_their_difference_which_grounding_che
         and g.sentences[-1].ok
         and g.sentences[-1].best_match == "computed from the compared values"
     )
-    # which one is heavier asks for no amount
-    assert "Difference" not in ask("Which is heavier, the K5 or the K7?", "comparison", scorer)
+    # which one is heavier: the difference with the verdict, which side holds the larger value
+    assert "); heavier: K7 (" in ask("Which is heavier, the K5 or the K7?", "comparison", scorer)
 
 
 def test_a_how_much_more_question_with_the_sides_swapped_says_so_and_grounding_checks_it(
@@ -1736,6 +1736,14 @@ def test_a_difference_of_values_whose_unit_is_in_the_column_heading(scorer: Sent
     question = "What's the weight difference between the DX-25 and the DX-20?"
     text = ask(question, "comparison", scorer, evidence)
     assert "Difference**: 2.0 kg (DX-25: 8.8 kg − DX-20: 6.8 kg)" in text, text
+    g = check(text, evidence, scorer, question)
+    assert g is not None and g.score == 1.0, [(c.sentence, c.problem) for c in g.sentences]
+    # which of the two is lighter: the difference with the verdict, checked by grounding too
+    question = "Which one is lighter, the DX-25 or the DX-20?"
+    text = ask(question, "comparison", scorer, evidence)
+    assert text.splitlines()[-1].startswith(
+        "- **Difference**: 2.0 kg (DX-25: 8.8 kg − DX-20: 6.8 kg); lighter: DX-20"
+    )
     g = check(text, evidence, scorer, question)
     assert g is not None and g.score == 1.0, [(c.sentence, c.problem) for c in g.sentences]
 
