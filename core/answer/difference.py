@@ -47,7 +47,7 @@ _ANY_DIFFERENCE = (
 def asks(question: str) -> bool:
     """Whether the question asks how much more or less, by how much, the difference in something
     ("the difference in price", "the price difference"), or which of two is more so ("Which is
-    lighter, the DX-20 or the DX-20e?": the difference shows it, with the verdict, which_note)."""
+    lighter, the DX-20 or the DX-20e?": the difference shows it, with the verdict, premise_note)."""
     return bool(ASKS.search(question) or _WHICH.search(question)) or any(
         m.group(1).lower() not in _ANY_DIFFERENCE for m in _NOUN_DIFFERENCE.finditer(question)
     )
