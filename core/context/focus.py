@@ -7,8 +7,8 @@ out of the budget; and, for a factual or comparison question, a chunk standing u
 model (any chunk, when no model is asked) that holds a "Key: value" field on the question's topic
 is walked before the others (a spec list scores low on similarity, and an overview that only names
 the model would fill the budget first), and so is a table's row naming the asked model under a
-column on the topic (a comparison table with a row per model). The order stays deterministic: a stable partition of the
-ranking, recorded in the ledger's order."""
+column on the topic (a comparison table with a row per model). The order stays deterministic: a
+stable partition of the ranking, recorded in the ledger's order."""
 
 from __future__ import annotations
 

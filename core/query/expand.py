@@ -11,7 +11,8 @@ date or a version; "fast", "fly" and "cost" are often the documents' own words (
 question asking only what a model it names costs ("How much does the Aria 7 cost?") adds "price":
 with the name it finds that model's price row (a comparison table's "Price (USD)"), which neither
 search found through "cost" (not "How much does CarePlus for the ArmX2 cost?", which names two
-things, nor "What does a spare K7 battery cost?": the thing priced is another). The dense search reads the question as written.
+things, nor "What does a spare K7 battery cost?": the thing priced is another). The dense search
+reads the question as written.
 """
 
 from __future__ import annotations
