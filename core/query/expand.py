@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from core.query.attribute import names
 from core.query.entities import entity_tokens, without_entities
 from core.text import ATTRIBUTE_OF, content_words
 
@@ -36,7 +37,11 @@ _EXPANDED_NAMED = frozenset("cost costs".split())  # …when they are all it ask
 def lexical_query(question: str) -> str:
     """The question with the attribute words its words ask for appended (itself when none)."""
     expanded = _EXPANDED
-    if len(entity_tokens(question)) == 1 and content_words(without_entities(question)) <= _EXPANDED_NAMED:
+    named = content_words(" ".join(names(question)))  # "Gripper" of "the Gripper G5" is its name
+    if (
+        len(entity_tokens(question)) == 1
+        and content_words(without_entities(question)) - named <= _EXPANDED_NAMED
+    ):
         expanded = _EXPANDED | _EXPANDED_NAMED  # "How much does the Aria 7 cost?", not "… its battery cost?"
     asked = dict.fromkeys(
         ATTRIBUTE_OF[w] for w in _WORDS.findall(question.lower()) if w in expanded and w in ATTRIBUTE_OF

@@ -106,6 +106,7 @@ def test_a_comparative_finds_the_attribute_the_documents_name() -> None:
         assert lexical_query(question) == question
     # …but with a model named, "cost" asks for its price (a comparison table's "Price (USD)")
     assert lexical_query("How much does the K7 cost?") == "How much does the K7 cost? price"
+    assert lexical_query("How much does the Gripper G5 cost?").endswith("cost? price")  # a name's word
     for priced in ("How much does CarePlus for the K7 cost?", "What does a spare K7 battery cost?"):
         assert lexical_query(priced) == priced  # the cost of another thing than the model
 
