@@ -33,7 +33,7 @@ STOP_WORDS = frozenset(
 )
 # function words plus the conversational words a follow-up question carries ("tell me about the other one")
 QUERY_NOISE = STOP_WORDS | frozenset(
-    "about he she his her one ones me my our your shall not no yes also so then here any some all "
+    "about he she his her one ones me shall not no yes also so then here any some all "
     "more most other second first third last previous above same former latter tell please".split()
 )
 # words that ask for an attribute by another name → that attribute (plain English, no corpus's vocabulary)

@@ -13,7 +13,6 @@ from core.answer.citations import cite
 from core.answer.evidence import Scored, fact_key
 from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
-from core.query.classify import asked_action
 from core.query.entities import entities, family, matches, without_entities, written
 from core.query.parts import distinct_words
 from core.scoring import acronyms_of, spelled_out
@@ -164,9 +163,13 @@ def listed(lead: Scored, items: Sequence[Scored], rest: Sequence[Scored]) -> tup
     return text, _labels([lead, *shown, *rest])
 
 
-def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, ...]] | None:
+def procedure(
+    usable: Sequence[Scored], question: str, action: str = ""
+) -> tuple[str, tuple[str, ...]] | None:
     """The steps of the list that best matches the question, numbered and in document order;
-    None when the evidence holds no list of two or more items (a bulleted list of fields is none)."""
+    None when the evidence holds no list of two or more items (a bulleted list of fields is none).
+    action: the verb the how-to asks for (core/query/classify.asked_action); a list headed as that
+    task's steps ("How to start a return") is the procedure."""
     lists: dict[tuple[str, tuple[str, ...], bool], list[Scored]] = {}
     for x in usable:
         if x.unit.kind == "item":
@@ -198,7 +201,7 @@ def procedure(usable: Sequence[Scored], question: str) -> tuple[str, tuple[str, 
         return None
     items = max(candidates, key=strength)
     heading = items[0].unit.path[-1] if items[0].unit.path else ""
-    if _STEPS_HEADING.search(heading) and does(heading, asked_action(question)):
+    if _STEPS_HEADING.search(heading) and does(heading, action):
         return _steps(items), (items[0].label,)  # headed as the asked task's ("How to start a return")
     if max(x.score for x in items) < 0.6 * best_unit:
         return None  # the lists here are not what the question is about

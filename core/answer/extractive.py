@@ -152,7 +152,7 @@ def _by_type(ev: Evidence, usable: list[Scored], floor: float) -> tuple[str, tup
                 for x in usable
             ]
             best = max(usable, key=lambda x: x.score)
-        steps = compose.procedure(usable, ev.question)
+        steps = compose.procedure(usable, ev.question, action)
         if steps is not None:
             return steps
         run = compose.passage(usable)  # no list answers it: the instructions around the best unit
