@@ -166,7 +166,7 @@ def _own_field(
             return True
     if rows_only or (wanted and not matches(wanted, chunk_scope(c))):
         return False
-    return any(on_topic(key) for key in _FIELD.findall(c.chunk.text))
+    return ":" in c.chunk.text and any(on_topic(key) for key in _FIELD.findall(c.chunk.text))
 
 
 _TABLE = re.compile(r"(?:^\|[^\n]*\|[ \t]*(?:\n|$))+", re.MULTILINE)  # consecutive "| … |" lines
@@ -177,6 +177,8 @@ def _row_keys(text: str) -> list[tuple[str, str]]:
     """Each table row's (header line, first cell): the rows below a table's first line (and its
     separator line, which the loaders leave out of stored text)."""
     out: list[tuple[str, str]] = []
+    if "|" not in text:  # no table (the pattern's scan of every line costs more than this test)
+        return out
     for block in _TABLE.findall(text):
         lines = [line.strip() for line in block.splitlines() if line.strip()]
         rows = lines[2:] if len(lines) > 1 and _RULE.match(lines[1]) else lines[1:]
