@@ -58,6 +58,13 @@ def _met(
     return float(len(met)) if weight is None else math.fsum(weight.get(s, 0.0) for s in met)
 
 
+# an attribute's word and the question words of its root asking for it ("weight": "weigh", "weighs")
+_FORMS: dict[str, frozenset[str]] = {
+    a: frozenset({a} | {w for w, b in ATTRIBUTE_OF.items() if b == a and w[:5] == a[:5]})
+    for a in set(ATTRIBUTE_OF.values())
+}
+
+
 def stem_weights(question: str, weights: Mapping[str, float]) -> dict[str, float]:
     """The question's stems weighted as their words are (weights: by content word, e.g. rarity;
     a word without one weighs as the heaviest; two words of one stem: the heavier)."""
@@ -130,7 +137,7 @@ class SentenceScorer:
         stems = STEMMER.stem_set(words)
         alternatives = []
         for w in sorted(words & ATTRIBUTE_OF.keys()):
-            own, alt = STEMMER.stem_set({w}), STEMMER.stem_set({ATTRIBUTE_OF[w]}) - stems
+            own, alt = STEMMER.stem_set({w}), STEMMER.stem_set(_FORMS[ATTRIBUTE_OF[w]]) - stems
             if own and alt:
                 alternatives.append((next(iter(own)), alt))
         acronyms = acronyms_of(question) & stems

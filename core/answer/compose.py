@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from core.answer import difference
 from core.answer.citations import cite
@@ -189,14 +190,9 @@ def procedure(
         return sum(top) / len(top) + step_bonus(items[0].unit) - 0.2 * asks
 
     asked = {w[:5] for w in content_words(question)}
-
-    def covered(path: Sequence[str], texts: Sequence[str], names: bool = True) -> int:
-        """How many of the question's words (by their first five letters) a heading path and texts
-        hold; names False: not counting the names it asks about (a procedure rarely repeats them)."""
-        words = content_words(" ".join([*path, *texts]))
-        return len(asked & {w[:5] for w in words if names or not entities(w)})
-
-    candidates = [items for items in candidates if covered(items[0].unit.path, [x.text for x in items])]
+    candidates = [
+        items for items in candidates if _covered(asked, items[0].unit.path, [x.text for x in items])
+    ]
     if not candidates:
         return None
     items = max(candidates, key=strength)
@@ -205,18 +201,49 @@ def procedure(
         return _steps(items), (items[0].label,)  # headed as the asked task's ("How to start a return")
     if max(x.score for x in items) < 0.6 * best_unit:
         return None  # the lists here are not what the question is about
+    if _prose_closer(usable, items, lists, asked):
+        return None  # prose elsewhere is clearly closer and says more of what is asked
+    return _steps(items), (items[0].label,)
+
+
+def _covered(asked: set[str], path: Sequence[str], texts: Sequence[str], names: bool = True) -> int:
+    """How many of the question's words (asked: by their first five letters) a heading path and texts
+    hold; names False: not counting the names it asks about (a procedure rarely repeats them)."""
+    words = content_words(" ".join([*path, *texts]))
+    return len(asked & {w[:5] for w in words if names or not entities(w)})
+
+
+def _prose_closer(
+    usable: Sequence[Scored], items: Sequence[Scored], lists: Mapping[Any, Sequence[Scored]], asked: set[str]
+) -> bool:
+    """The best unit, prose or the one item of its list the question can use ("Kestrel 5, 5 Plus and
+    Pet: press and hold …", the other models' items being another model's), stands in another
+    section than the list, clearly above it, and its section says more of what is asked (of two
+    sibling sections, the headings they share left out: "Priming and Flow Calibration" over both
+    "Flow calibration › DX Mini" and "First start-up priming")."""
     best = max(usable, key=lambda x: x.score)
     section = (best.source, best.unit.path)
+    lone = (
+        best.unit.kind == "item"
+        and len(lists[(best.source, best.unit.path, best.unit.ordinal is not None)]) < 2
+    )
     if (
-        best.unit.kind == "sentence"
-        and section != (items[0].source, items[0].unit.path)
-        and max(x.score for x in items) < PROSE_OVER_LIST * best.score
+        not (best.unit.kind == "sentence" or lone)
+        or section == (items[0].source, items[0].unit.path)
+        or max(x.score for x in items) >= PROSE_OVER_LIST * best.score
     ):
-        prose = [x.text for x in usable if (x.source, x.unit.path) == section]
-        steps = [x.text for x in items]
-        if covered(best.unit.path, prose, names=False) > covered(items[0].unit.path, steps, names=False):
-            return None  # prose elsewhere is clearly closer and says more of what is asked
-    return _steps(items), (items[0].label,)
+        return False
+    own, other = best.unit.path, items[0].unit.path
+    shared = 0
+    if best.source == items[0].source:
+        while shared < min(len(own), len(other)) and own[shared] == other[shared]:
+            shared += 1
+        shared = 0 if shared == len(own) else shared  # the list's own introduction: its headings count
+    prose = [x.text for x in usable if (x.source, x.unit.path) == section]
+    steps = [x.text for x in items]
+    return _covered(asked, own[shared:], prose, names=False) > _covered(
+        asked, other[shared:], steps, names=False
+    )
 
 
 _STEP_KEY = re.compile(
@@ -234,8 +261,9 @@ def is_field(unit: Unit) -> bool:
 
 
 def _fields(items: Sequence[Scored]) -> bool:
-    """A bulleted list of fields (a spec sheet) states facts, not steps."""
-    return all(is_field(x.unit) for x in items)
+    """A bulleted list of fields (a spec sheet, at least two thirds of its items "Key: value": one
+    of its lines may state a value without a key, "Wi-Fi 6, dual-band") states facts, not steps."""
+    return 3 * sum(is_field(x.unit) for x in items) >= 2 * len(items)
 
 
 PASSAGE_WORDS = 110  # an explanation's passage stops growing past this many words

@@ -24,12 +24,14 @@ from dataclasses import dataclass
 from core.config import Settings
 from core.context.columns import project
 from core.context.dedupe import Deduper
+from core.context.focus import chunk_scope
 from core.context.knowledge import KnowledgeFormat
 from core.context.rerank import by_relevance
 from core.context.shape import Shape
 from core.context.summarize import extract_tokens, join, leading_pick, ranked_pick
 from core.prepared import Prepared, Preparer
-from core.query.entities import without_entities
+from core.query.entities import matches, question_entities, without_entities
+from core.query.measure import states_measure
 from core.scoring import SentenceScorer
 from core.shield.quarantine import chunk_flags, defused_text
 from core.tokens import TiktokenCounter
@@ -183,14 +185,14 @@ FACT_OVERLAP = 0.5  # share of the question's words (its model codes aside) a fa
 _FACT_KEY = re.compile(r"^\s*(?:\|\s*([^|\n]+?)\s*\||[-*+•]\s+([^:\n]{1,60}):)")
 
 
-def _states_asked_fact(p: Prepared, question: str, scorer: SentenceScorer) -> bool:
+def _states_asked_fact(c: Candidate, p: Prepared, question: str, scorer: SentenceScorer) -> bool:
     """The chunk holds a structured fact about what the question asks: a table row whose first
     cell, a "Key: value" list item whose key, or a section title ("## Pricing and lead time")
     holds at least FACT_OVERLAP of the question's words (by stem; the model codes it names are
     left to the focus step). Such a chunk is summarised by relevance whatever its score, so the row
     or the section's sentence reaches the context ("| Default max. transient contact force | 110 N
     | 150 N |" of a certification summary whose prose scores low), not the page's first lines."""
-    keys = []
+    keys, facts = [], []
     for i, sentence in enumerate(p.sentences):
         m = _FACT_KEY.match(sentence)
         first_row = (
@@ -200,9 +202,19 @@ def _states_asked_fact(p: Prepared, question: str, scorer: SentenceScorer) -> bo
         )
         if m is not None and not first_row:  # a table's first row names its columns: no fact
             keys.append(m.group(1) or m.group(2))
+            facts.append(sentence)
         elif sentence.lstrip().startswith("#"):  # a section's title: "## Pricing and lead time"
             keys.append(sentence.lstrip("# \t"))
-    return bool(keys) and bool((scorer.overlap(keys, without_entities(question)) >= FACT_OVERLAP).any())
+    if not keys:
+        return False
+    if (scorer.overlap(keys, without_entities(question)) >= FACT_OVERLAP).any():
+        return True
+    # or, on the asked model's own page, a field on a measure the question asks for ("Height: 10.3
+    # cm; the robot weighs 4.6 kg" for "How heavy is the Kestrel 50?", core/query/measure.py)
+    if not any(states_measure(question, f) for f in facts):
+        return False
+    wanted = question_entities(question)
+    return bool(wanted) and matches(wanted, chunk_scope(c))
 
 
 def _fit(
@@ -232,7 +244,7 @@ def _fit(
         return fixed + extract_tokens(p, idx, counter, shape) <= room
 
     chosen, fate = None, Fate.TRUNCATED
-    if c.score >= params.summary_min_score or _states_asked_fact(p, question, scorer):
+    if c.score >= params.summary_min_score or _states_asked_fact(c, p, question, scorer):
         sims = scorer.relevance(p.sentences, question, p.pieces, p.stems or None)
         chosen, fate = ranked_pick(p.sentences, sims, fits, shape), Fate.SUMMARISED
     if chosen is None or shape.factless(chosen):

@@ -6,9 +6,12 @@ up to three digits written apart ("Stride 3", "Brio 50"; not a label such as "St
 2", a month, a function or quantity word, nor a number with a unit or a decimal after it), a
 CamelCase name ("NorthEye"), or a dotted version ("4.0.0"). Plain words and plain numbers are not
 entities. Tokens are normalised (lower case, spaces, hyphens and underscores dropped) so "Arm X2",
-"ArmX2" and "armx2" match, and "Stride 3" is "stride3", a sibling of "stride30". One kind keeps a
-space: a name without a digit of an asked model's family ("Lumo Kids" beside "Lumo 6" is "lumo
-kids", family_named), so family() reads its first word and matches() never meets the asked one.
+"ArmX2" and "armx2" match, and "Stride 3" is "stride3", a sibling of "stride30"; a list going on
+after such a name with the family left out names those models too ("Kestrel 5, 5 Plus and Pet":
+"kestrel5plus", _listed). Names without a digit keep a space: a family's word and a variant word
+("Kestrel Pro" is "kestrel pro", _variant_named), and, read only where it is set against a model
+or stands in a lineup, another name of an asked model's family ("Lumo Kids" beside "Lumo 6" is
+"lumo kids", family_named), so family() reads the family and matches() never meets the asked one.
 """
 
 from __future__ import annotations
@@ -115,13 +118,70 @@ def _normal(text: str, m: re.Match[str]) -> str:
 
 
 def spans(text: str) -> list[tuple[int, int, str]]:
-    """Each entity of the text: where it starts, where it ends with its variant, and normalised."""
+    """Each entity of the text: where it starts, where it ends with its variant, and normalised
+    (with the models a list names after it, the family left out: _listed)."""
     out = []
     for m in TOKEN.finditer(text):
         if is_entity(m.group()):
             norm = _normal(text, m)
             variant = _VARIANT.match(text, m.end()) if norm != _norm(m.group()) else None
-            out.append((m.start(), variant.end() if variant else m.end(), norm))
+            end = variant.end() if variant else m.end()
+            out.append((m.start(), end, norm))
+            out.extend(_listed(text, m.group(), end))
+    out.extend(_variant_named(text))
+    return sorted(out)
+
+
+# a capitalised word and variant words after it, no number, variant word or other capitalised word
+# after them ("Kestrel Mini", "DX Mini Plus"; not "Kestrel 5 Plus", whose code is an entity with its
+# variant, nor "Kestrel Mini 2", nor "Max Planck")
+_VARIANT_NAME = re.compile(
+    rf"(?<![\w-])([A-Z][A-Za-z]+)((?:[ \u00a0]{_VARIANT_WORD})+)\b"
+    rf"(?![\w-]|[ \u00a0]+(?:\d|[A-Z]|{_VARIANT_WORD}\b))"
+)
+
+
+def _variant_named(text: str) -> list[tuple[int, int, str]]:
+    """The models named by a family's word and a variant word, without a digit ("the Kestrel Pro",
+    "a DX Mini"), normalised with a space after the family ("kestrel pro", as family_named), so
+    family() reads the family and the Kestrel Pro is a sibling of the Kestrel 50. Only a variant word
+    names a model so ("Kestrel Care" may be a plan), not after a framing word ("Which Pro", "Does
+    Max"), nor after a code that is an entity itself ("ArmX Pro" is "armxpro")."""
+    return [
+        (m.start(), m.end(), f"{m.group(1).lower()} {''.join(m.group(2).lower().split())}")
+        for m in _VARIANT_NAME.finditer(text)
+        if m.group(1).lower() not in _NOT_NAMES
+        and not is_entity(m.group(1))
+        and not re.fullmatch(_VARIANT_WORD, m.group(1))  # "K7 PRO Max": the K7's variant
+    ]
+
+
+# the models a list goes on with after a name and its number, the family left out ("Kestrel 5,
+# 5 Plus and Pet", "Brio 5, 50 or 5 Pro"): each number (with a variant after it) is a model of that
+# family, and so is a variant word alone ("…, Pro and 50"); another capitalised word ("Pet") is
+# passed over. The list is read whole: one whose last number has a unit after it ("Kestrel 5, 30
+# and 40 minutes") or a decimal names no model
+_ITEM = rf"(?:\d{{1,3}}(?:[ \u00a0]{_VARIANT_WORD}\b)*|[A-Z][A-Za-z]+)(?![\w-]|[.,]\d)"
+_SEP = r"(?:[ \u00a0]*,[ \u00a0]*(?:(?:and|or)[ \u00a0]+)?|[ \u00a0]+(?:and|or|&)[ \u00a0]+)"
+_LISTED = re.compile(rf"(?:{_SEP}{_ITEM})++(?![ \u00a0]*(?i:%|(?:{_UNITS})\b))")
+_LIST_ITEM = re.compile(rf"{_SEP}({_ITEM})")
+
+
+def _listed(text: str, token: str, end: int) -> list[tuple[int, int, str]]:
+    """The models a list names right after the entity token ending at end (_ITEM, _LISTED)."""
+    if " " not in token and "\u00a0" not in token:  # only after a name and its number written apart
+        return []
+    m = _LISTED.match(text, end)
+    if m is None:
+        return []
+    name = token.split()[0]
+    out = []
+    for item in _LIST_ITEM.finditer(text, m.start(), m.end()):
+        written = item.group(1)
+        if written[0].isdigit():
+            out.append((item.start(1), item.end(1), _norm(name) + re.sub(r"\W", "", written).lower()))
+        elif re.fullmatch(_VARIANT_WORD, written):
+            out.append((item.start(1), item.end(1), f"{name.lower()} {written.lower()}"))
     return out
 
 
@@ -131,8 +191,9 @@ def written(text: str) -> list[tuple[str, str]]:
 
 
 def entities(text: str) -> set[str]:
-    """The normalised entity tokens of a text ("Vela C3 Plus" → "c3plus")."""
-    return {_normal(text, m) for m in TOKEN.finditer(text) if is_entity(m.group())}
+    """The normalised entity tokens of a text ("Vela C3 Plus" → "c3plus"; "Kestrel 5, 5 Plus and
+    Pet" → "kestrel5", "kestrel5plus", spans)."""
+    return {norm for _, _, norm in spans(text)}
 
 
 @functools.lru_cache(maxsize=1024)  # a question's, read by several steps; a sentence's, by several scorings
@@ -162,6 +223,7 @@ def question_entities(question: str) -> set[str]:
             if before[:1].isupper() and before.isalpha():
                 found.add(_norm(before) + own)
         before = m.group()
+    found |= {norm for _, _, norm in _variant_named(question)}  # "the Kestrel Pro"
     for m in _NAME_WITHOUT_DIGIT.finditer(question) if found else ():
         if not (_CONTRAST_BEFORE.search(question, 0, m.start()) or _CONTRAST_AFTER.match(question, m.end())):
             continue  # a name set against another ("… or the Lumo Kids"), not any capitalised phrase

@@ -137,3 +137,17 @@ def measured(question: str, texts: Sequence[str], sole: bool = False) -> list[fr
     if not asked:
         return [frozenset()] * len(texts)
     return [frozenset(w for w, p in asked.items() if p.search(t)) for t in texts]
+
+
+def states_measure(question: str, text: str) -> bool:
+    """The text is on a measure the question asks for: it writes the asking word or its attribute
+    (by their first five letters: "weighs" for "How heavy"), or states a value in the one measure a
+    word asks for ("4.6 kg" for "heavy"; not "3 hours" for "long", a duration or a length)."""
+    asked = asked_measures(question)
+    if not asked:
+        return False
+    written = _WORD.findall(text.lower())
+    return any(
+        any(x.startswith((w[:5], ATTRIBUTE_OF.get(w, w)[:5])) for x in written) or (n == 1 and p.search(text))
+        for w, (p, n) in asked.items()
+    )

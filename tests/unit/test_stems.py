@@ -40,6 +40,9 @@ def test_a_word_asking_for_an_attribute_is_met_by_the_attribute(resources) -> No
     assert scorer.overlap(rows, "How much does the arm cost?").tolist() == pytest.approx([0.5, 0.0, 0.5])
     assert scorer.overlap(["Weight: 21 kg"], "How heavy is it?").tolist() == [1.0]
     assert scorer.overlap(["Weight: 21 kg"], "What is the weight?").tolist() == [1.0]  # no alternative
+    # and by the attribute's verb of its root ("weighs"), not by another word asking for it ("lighter")
+    texts = ["Height: 10 cm; the robot weighs 4.6 kg", "The Pro is lighter."]
+    assert scorer.overlap(texts, "How heavy is it?").tolist() == [1.0, 0.0]
 
 
 def test_an_acronym_in_the_question_is_met_by_its_spelled_out_form(resources) -> None:  # noqa: ANN001

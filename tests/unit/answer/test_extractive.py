@@ -1769,3 +1769,106 @@ def test_the_asked_action_does_not_lift_the_steps_of_another_model_of_the_family
     evidence = [entry("help/setup.md", KESTREL_SETUP)]
     text = ask("How do I add my Kestrel 50 to Apple Home?", "procedural", scorer, evidence)
     assert "Matter" in text.split("\n")[0] and "choose Kestrel Mini" not in text, text
+
+
+ORLA_MINI_PAGE = """# Orla Mini
+
+A small reader for pockets and bags.
+
+## Specifications
+
+- Price: $79
+- Weight: 150 g
+- Screen: 5 in"""
+
+ORLA_4_PAGE = """# Orla 4
+
+The Orla 4 is the reader most people buy.
+
+## Design
+
+- Screen: 6.8 in, 300 ppi
+- Height 17.4 cm; the reader weighs 182 g"""
+
+
+def test_a_page_of_a_variant_named_without_a_digit_is_another_models(scorer: SentenceScorer) -> None:
+    """ "Orla Mini" (the family and a variant word) is another model than the asked Orla 4: its
+    page's "Weight: 150 g" is not the Orla 4's weight, even ranked first and worded as a field."""
+    evidence = [
+        entry("products/orla_mini.md", ORLA_MINI_PAGE, 0.82),
+        entry("products/orla_4.md", ORLA_4_PAGE, 0.8),
+    ]
+    text = ask("How heavy is the Orla 4?", "factual", scorer, evidence)
+    assert "182 g" in text and "150 g" not in text, text
+    # asked for the Mini (set against the Orla 4, so it is a model), its own page answers
+    text = ask("Which is lighter, the Orla Mini or the Orla 4?", "comparison", scorer, evidence)
+    assert "150 g" in text and "182 g" in text, text
+
+
+ORLA_PAIRING = """# Pairing your Orla
+
+## Putting a reader in pairing mode
+
+- Orla 4, 4 Plus and Kids: hold the power button for 5 seconds until the light blinks blue.
+- Orla 40: open the cover and press the pairing key once.
+- Orla Mini: hold the power and home buttons together for 3 seconds."""
+
+ORLA_NOTES = """# Orla app release notes
+
+## 2.6 — May 2024
+
+- Support for the Orla Kids, with a reading timer.
+- Night mode for the Orla 4 Plus and the Orla 40."""
+
+
+def test_a_models_one_instruction_in_a_list_of_per_model_ones_is_the_how_to(scorer: SentenceScorer) -> None:
+    """ "Orla 4, 4 Plus and Kids: hold …" is the Orla 4 Plus's instruction (the family written once);
+    the other items are other models', so the how-to is that one item, not another list that only
+    names the model (release notes)."""
+    evidence = [entry("help/pairing.md", ORLA_PAIRING, 0.7), entry("help/notes.md", ORLA_NOTES, 0.5)]
+    text = ask("How do I get an Orla 4 Plus into pairing mode?", "procedural", scorer, evidence)
+    assert text.startswith("- Orla 4, 4 Plus and Kids: hold the power button"), text
+    assert "Night mode" not in text and "Orla 40:" not in text and "Orla Mini:" not in text, text
+
+
+def test_a_spec_list_with_a_line_without_a_key_is_no_procedure(scorer: SentenceScorer) -> None:
+    """A bulleted spec list is facts even when one of its lines states a value without a key
+    ("Wi-Fi 6, dual-band"): a how-to is not answered with it as numbered steps."""
+    page = (
+        "# Orla 40\n\n## Other specifications\n\n- Price: $249\n- Storage: 32 GB\n- Screen: 7 in\n"
+        "- Wi-Fi 6, dual-band 2.4 GHz and 5 GHz\n- Colour: black only\n"
+        "- Voice: reads aloud with Orla Voice (app 2.1 or later)\n"
+    )
+    d = extractive_answer(
+        "How do I make my Orla 40 read aloud?",
+        [entry("orla40.md", page)],
+        scorer,
+        REFUSAL,
+        0.25,
+        "procedural",
+    )
+    assert "1." not in d.text and "- Voice: reads aloud with Orla Voice" in d.text, d.text
+
+
+VEXA_CALIBRATION = """# Priming and flow calibration
+
+## First start-up priming (all models)
+
+1. Fill the supply tank and keep the foot valve 5 cm above the bottom.
+2. Set the stroke length to 100 % (not applicable to the Vexa Mini) and the stroke rate to 100 %.
+3. Run the pump until liquid reaches the discharge line.
+
+## Flow calibration
+
+### Vexa Mini
+
+The Vexa Mini cannot be calibrated. Its flow is set by the knob only; use the chart on its label."""
+
+
+def test_prose_of_a_sibling_section_saying_more_of_the_question_beats_a_list(scorer: SentenceScorer) -> None:
+    """ "How do I calibrate the flow on a Vexa Mini?": the section "Flow calibration › Vexa Mini" says
+    it cannot be; the priming steps only share the page's title with the question's words, which
+    does not count for either of two sibling sections."""
+    evidence = [entry("support/calibration.md", VEXA_CALIBRATION)]
+    text = ask("How do I calibrate the flow on a Vexa Mini?", "procedural", scorer, evidence)
+    assert text.startswith("The Vexa Mini cannot be calibrated"), text

@@ -84,6 +84,28 @@ def test_low_score_overflow_holding_the_asked_fact_is_summarised(resources, scor
         assert ctx.tokens <= 130
 
 
+def test_a_field_on_the_asked_measure_of_the_asked_models_page_is_summarised(resources, scorer) -> None:  # noqa: ANN001
+    """A low-scoring chunk of the asked model's page whose list states the measure the question asks
+    for under another key ("Height: 10.3 cm; the robot weighs 4.6 kg" for "How heavy …") is
+    summarised by relevance, so the value reaches the context; the same page of another model, or
+    a question naming no model, keeps the truncation."""
+    lead = "The cafeteria menu changes every Tuesday and Thursday. " * 8
+    items = (
+        "- Price: $1,199\n- Dustbin: 300 mL\n- Filter: H13 HEPA\n- Height: 10.3 cm; the robot weighs 4.6 kg"
+    )
+    intro = cand("a", "Short intro about the robot family and its uses.", 0.9)
+
+    def fate(question: str, title: str) -> Fate:
+        page = Candidate(Chunk("b", f"{lead}\n\n{items}", "p.md", {"category": "t", "title": title}), 0.3)
+        ctx = build([intro, page], 130, resources, scorer, question, summary_min_score=0.5)
+        assert ("4.6 kg" in ctx.ledger[1].injected_text) == (ctx.ledger[1].fate == Fate.SUMMARISED)
+        return ctx.ledger[1].fate
+
+    assert fate("How heavy is the Kestrel 50?", "Kestrel 50") == Fate.SUMMARISED
+    assert fate("How heavy is the Kestrel 5?", "Kestrel 50") == Fate.TRUNCATED
+    assert fate("How heavy is it?", "Kestrel 50") == Fate.TRUNCATED
+
+
 def test_tail_cap_leaves_room_for_later_candidates(resources, scorer) -> None:  # noqa: ANN001
     filler = "The cafeteria menu changes every Tuesday and Thursday. " * 8
     big = filler + "The rated payload of the arm is 12 kg including the gripper. " + filler

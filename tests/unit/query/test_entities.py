@@ -141,3 +141,40 @@ def test_a_name_without_a_digit_of_an_asked_models_family_is_another_model() -> 
     assert question_entities("How heavy is the Lumo Kids?") == set()  # no family asked: unknown
     assert question_entities("How do I contact Lumo Support about my Lumo 6?") == {"lumo6"}
     assert "aria buds" not in question_entities("Is the Aria 7 better than the Aria Buds Pro 2?")
+
+
+def test_a_family_and_a_variant_word_name_a_model_without_a_digit() -> None:
+    """ "Kestrel Mini", "Kestrel Pro": a family's word and a variant word name a model, a sibling of
+    the Kestrel 50 and the one a question asks about; another word after the family may name a plan
+    or a service ("Kestrel Care"), and a framing word or a longer name is none ("Which Pro",
+    "Max Planck")."""
+    assert entities("Setting up the Kestrel Mini") == {"kestrel mini"}
+    assert entities("The DX Mini Plus pump") == {"dx miniplus"}
+    assert question_entities("What filter goes in the Kestrel Pro?") == {"kestrel pro"}
+    for text in ("Kestrel Care", "Kestrel 5 Plus", "Kestrel Mini 2", "Kestrel Pro-level", "Which Pro is best?",
+                 "Which Max Planck institute is oldest?", "the ArmX Pro"):  # fmt: skip
+        assert not {e for e in entities(text) if " " in e}, text
+    assert entities("Kestrel 5 Plus") == {"kestrel5plus"} and entities("the ArmX Pro") == {"armxpro"}
+    assert siblings({"kestrel50"}, {"kestrel pro"}) == {"kestrel pro"}
+    assert conflicts({"kestrel50"}, entities("Kestrel Mini"), set()) == {"kestrel mini"}
+    assert without_entities("How heavy is the Kestrel Pro?") == "How heavy is the  ?"
+
+
+def test_a_list_going_on_after_a_name_and_its_number_names_that_familys_models() -> None:
+    """ "Kestrel 5, 5 Plus and Pet": the family is written once, and "5 Plus" is the Kestrel 5 Plus;
+    a variant word alone in such a list is a model of the family too; a list of quantities is not."""
+    assert entities("Kestrel 5, 5 Plus and Pet: hold Spot") == {"kestrel5", "kestrel5plus"}
+    assert entities("the LiDAR models (Kestrel 5, 5 Plus, Pet, Pro and 50), which") >= {
+        "kestrel5", "kestrel5plus", "kestrel pro", "kestrel50",
+    }  # fmt: skip
+    assert entities("Brio 5, 50 or 5 Pro.") == {"brio5", "brio50", "brio5pro"}
+    for text in (
+        "Kestrel 5, 30 and 40 minutes",
+        "Kestrel 5, 30 and 40 Minutes",
+        "Kestrel 5, 2.5 L",
+        "Kestrel 5, 3 kg",
+    ):
+        assert entities(text) == {"kestrel5"}, text
+    assert entities("Figure 3, 4 and 5") == set()
+    assert without_entities("Kestrel 5, 5 Plus and Pet") == " ,   and Pet"
+    assert question_entities("How do I pair a Kestrel 5 Plus?") == {"kestrel5plus"}

@@ -125,3 +125,16 @@ def test_a_value_in_the_asked_measure_stands_for_its_word_only_beside_the_other_
     assert d.refused and "diameter" in d.reason, d.text
     d = ask("How often do I need to replace the filter in the K7?")
     assert d.refused and "often" in d.reason, d.text
+
+
+def test_a_text_on_the_asked_measure_writes_its_word_or_a_value_in_its_one_measure() -> None:
+    """ "weighs" is on the weight "How heavy" asks for (its attribute's first five letters), and so
+    is "4.6 kg"; "3 hours" is not for "How long is it?" (a duration or a length)."""
+    from core.query.measure import states_measure
+
+    assert states_measure("How heavy is the K5?", "Height: 10.3 cm; the robot weighs 4.6 kg")
+    assert states_measure("How heavy is the K5?", "Mass: 4.6 kg")
+    assert not states_measure("How heavy is the K5?", "Price: $1,199")
+    assert states_measure("How long does the K5 take to charge?", "Charging time: 4.5 hours")
+    assert not states_measure("How long is the K5?", "Charging time: 4.5 hours")
+    assert not states_measure("What is the K5?", "Weight: 4.6 kg")
