@@ -261,9 +261,11 @@ def is_field(unit: Unit) -> bool:
 
 
 def _fields(items: Sequence[Scored]) -> bool:
-    """A bulleted list of fields (a spec sheet, at least two thirds of its items "Key: value": one
-    of its lines may state a value without a key, "Wi-Fi 6, dual-band") states facts, not steps."""
-    return 3 * sum(is_field(x.unit) for x in items) >= 2 * len(items)
+    """A bulleted list of fields (a spec sheet, its items "Key: value"; of five or more, one may
+    state a value without a key, "Wi-Fi 6, dual-band") states facts, not steps ("- Empty the bin:
+    lift the lid", "- Clean the brush: rinse it", "- Let it dry." are steps)."""
+    fields = sum(is_field(x.unit) for x in items)
+    return fields == len(items) or (len(items) >= 5 and fields >= len(items) - 1)
 
 
 PASSAGE_WORDS = 110  # an explanation's passage stops growing past this many words

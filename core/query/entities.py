@@ -145,26 +145,52 @@ def _variant_named(text: str) -> list[tuple[int, int, str]]:
     """The models named by a family's word and a variant word, without a digit ("the Kestrel Pro",
     "a DX Mini"), normalised with a space after the family ("kestrel pro", as family_named), so
     family() reads the family and the Kestrel Pro is a sibling of the Kestrel 50. Only a variant word
-    names a model so ("Kestrel Care" may be a plan), not after a framing word ("Which Pro", "Does
-    Max"), nor after a code that is an entity itself ("ArmX Pro" is "armxpro")."""
+    names a model so ("Kestrel Care" may be a plan); not after a framing word, an order or a size
+    ("Which Pro", "Tap Max", "Large XL"), a code that is an entity itself ("ArmX Pro" is "armxpro")
+    or a variant ("K7 PRO Max"); not a label ("Kestrel Max speed: …") nor a mode, plan or feature
+    ("Eco Plus mode", "Kestrel Plus membership")."""
     return [
         (m.start(), m.end(), f"{m.group(1).lower()} {''.join(m.group(2).lower().split())}")
         for m in _VARIANT_NAME.finditer(text)
-        if m.group(1).lower() not in _NOT_NAMES
+        if m.group(1).lower() not in _NOT_NAMES | _NOT_FAMILIES
         and not is_entity(m.group(1))
-        and not re.fullmatch(_VARIANT_WORD, m.group(1))  # "K7 PRO Max": the K7's variant
+        and not re.fullmatch(_VARIANT_WORD, m.group(1))
+        and not _LABEL.match(text, m.end(1))
+        and not _NOT_A_MODEL.match(text, m.end())
     ]
+
+
+# words before a variant word that make it no model's name: orders a guide gives, greetings, sizes
+_NOT_FAMILIES = frozenset(
+    "try tap click upgrade unlock enable disable activate turn switch using getting contact dear hi "
+    "hello thanks large small medium extra".split()
+)
+# what a variant word names when one of these follows: a mode, a plan, a feature, its users
+_NOT_A_MODEL = re.compile(
+    r"[ \u00a0]+(?:modes?|settings?|plans?|memberships?|subscriptions?|tiers?|programs?|programmes?"
+    r"|levels?|users?|members?|features?|accounts?|customers?|subscribers?)\b",
+    re.I,
+)
 
 
 # the models a list goes on with after a name and its number, the family left out ("Kestrel 5,
 # 5 Plus and Pet", "Brio 5, 50 or 5 Pro"): each number (with a variant after it) is a model of that
 # family, and so is a variant word alone ("…, Pro and 50"); another capitalised word ("Pet") is
-# passed over. The list is read whole: one whose last number has a unit after it ("Kestrel 5, 30
-# and 40 minutes") or a decimal names no model
-_ITEM = rf"(?:\d{{1,3}}(?:[ \u00a0]{_VARIANT_WORD}\b)*|[A-Z][A-Za-z]+)(?![\w-]|[.,]\d)"
+# passed over. A number ends at a comma, a coordinator, a closing mark or the end ("Kestrel 5, 3
+# modes are available" and "Kestrel 5 and 2 AA batteries" are no lists), a word has no number
+# after it ("Kestrel 50 and Pro 2"); the list holds "and", "or" or "&", or two items; and it is read
+# whole: one going on with a number that is no item ("Kestrel 5, 30 and 2.5 L") or whose last
+# number has a unit after it ("… 30 and 40 minutes") names no model
+_ITEM = (
+    rf"(?:\d{{1,3}}(?:[ \u00a0]{_VARIANT_WORD}\b)*"
+    r"(?=[ \u00a0]*(?:[,;:.)\]|!?](?!\d)|$)|[ \u00a0]+(?:and|or|&)[ \u00a0])"
+    r"|[A-Z][A-Za-z]+(?![\w-]|[ \u00a0]+\d))"
+)
 _SEP = r"(?:[ \u00a0]*,[ \u00a0]*(?:(?:and|or)[ \u00a0]+)?|[ \u00a0]+(?:and|or|&)[ \u00a0]+)"
-_LISTED = re.compile(rf"(?:{_SEP}{_ITEM})++(?![ \u00a0]*(?i:%|(?:{_UNITS})\b))")
+_LIST_UNITS = rf"%|(?:{_UNITS}|lbs?|oz|ft|in|db|rpm|psi|mph|pa|pcs)\b"
+_LISTED = re.compile(rf"(?:{_SEP}{_ITEM})++(?![ \u00a0]*(?i:{_LIST_UNITS})|{_SEP}\d)")
 _LIST_ITEM = re.compile(rf"{_SEP}({_ITEM})")
+_COORDINATED = re.compile(r"\b(?:and|or)\b|&")
 
 
 def _listed(text: str, token: str, end: int) -> list[tuple[int, int, str]]:
@@ -174,9 +200,12 @@ def _listed(text: str, token: str, end: int) -> list[tuple[int, int, str]]:
     m = _LISTED.match(text, end)
     if m is None:
         return []
+    items = list(_LIST_ITEM.finditer(text, m.start(), m.end()))
+    if len(items) < 2 and not _COORDINATED.search(m.group()):
+        return []  # "On the Kestrel 5, 3." names no Kestrel 3
     name = token.split()[0]
     out = []
-    for item in _LIST_ITEM.finditer(text, m.start(), m.end()):
+    for item in items:
         written = item.group(1)
         if written[0].isdigit():
             out.append((item.start(1), item.end(1), _norm(name) + re.sub(r"\W", "", written).lower()))
@@ -223,7 +252,11 @@ def question_entities(question: str) -> set[str]:
             if before[:1].isupper() and before.isalpha():
                 found.add(_norm(before) + own)
         before = m.group()
-    found |= {norm for _, _, norm in _variant_named(question)}  # "the Kestrel Pro"
+    # a list leaving the family out ("the Kestrel 5 and 50"), and a name without a digit ("the
+    # Kestrel Pro"): beside a model named with a digit, only of that model's family ("How do I enable
+    # Turbo Max on the Kestrel 50?" names no Turbo Max)
+    families = {family(f) for f in found}
+    found |= {n for _, _, n in spans(question) if " " not in n or not families or family(n) in families}
     for m in _NAME_WITHOUT_DIGIT.finditer(question) if found else ():
         if not (_CONTRAST_BEFORE.search(question, 0, m.start()) or _CONTRAST_AFTER.match(question, m.end())):
             continue  # a name set against another ("… or the Lumo Kids"), not any capitalised phrase

@@ -1872,3 +1872,16 @@ def test_prose_of_a_sibling_section_saying_more_of_the_question_beats_a_list(sco
     evidence = [entry("support/calibration.md", VEXA_CALIBRATION)]
     text = ask("How do I calibrate the flow on a Vexa Mini?", "procedural", scorer, evidence)
     assert text.startswith("The Vexa Mini cannot be calibrated"), text
+
+
+def test_a_short_bulleted_list_of_steps_with_keys_is_a_procedure(scorer: SentenceScorer) -> None:
+    """ "- Empty the bin: lift the lid" reads like a field, but two such items and a plain step are
+    steps: a list of fewer than five items is a spec list only when every item is a field."""
+    page = (
+        "# Orla 40 care\n\n## Cleaning the Orla 40\n\n- Empty the bin: lift the lid and tip it out.\n"
+        "- Clean the brush: rinse it under warm water.\n- Let it dry for a day before refitting it.\n"
+    )
+    d = extractive_answer(
+        "How do I clean my Orla 40?", [entry("care.md", page)], scorer, REFUSAL, 0.25, "procedural"
+    )
+    assert "1. Empty the bin" in d.text and "3. Let it dry" in d.text, d.text

@@ -158,6 +158,18 @@ def test_a_family_and_a_variant_word_name_a_model_without_a_digit() -> None:
     assert siblings({"kestrel50"}, {"kestrel pro"}) == {"kestrel pro"}
     assert conflicts({"kestrel50"}, entities("Kestrel Mini"), set()) == {"kestrel mini"}
     assert without_entities("How heavy is the Kestrel Pro?") == "How heavy is the  ?"
+    # an order, a size, a label, a mode or a plan is no model
+    for text in (
+        "Tap Max to boost",
+        "Large XL",
+        "Kestrel Max speed: 72 km/h",
+        "Eco Plus mode",
+        "Kestrel Plus membership",
+    ):
+        assert entities(text) == set(), text
+    # beside a model named with a digit, a question's name without one is of that model's family
+    assert question_entities("How do I enable Turbo Max on the Kestrel 50?") == {"kestrel50"}
+    assert question_entities("Is the DX Mini lighter than the DX-20?") == {"dx mini", "dx20"}
 
 
 def test_a_list_going_on_after_a_name_and_its_number_names_that_familys_models() -> None:
@@ -176,5 +188,9 @@ def test_a_list_going_on_after_a_name_and_its_number_names_that_familys_models()
     ):
         assert entities(text) == {"kestrel5"}, text
     assert entities("Figure 3, 4 and 5") == set()
+    # a count after the name, a number that is no item, a unit: no list of models
+    for text in ("On the Kestrel 5, 3 modes are available.", "Kestrel 5 and 2 AA batteries", "Kestrel 5, 30 and 2.5 L",
+                 "Kestrel 5, 10 and 15-minute runs", "Kestrel 5, 10 and 15 lbs", "On the Kestrel 5, 3."):  # fmt: skip
+        assert entities(text) == {"kestrel5"}, text
     assert without_entities("Kestrel 5, 5 Plus and Pet") == " ,   and Pet"
     assert question_entities("How do I pair a Kestrel 5 Plus?") == {"kestrel5plus"}
