@@ -7,7 +7,6 @@ import dataclasses
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from core.answer import difference
 from core.answer.citations import cite
@@ -164,6 +163,9 @@ def listed(lead: Scored, items: Sequence[Scored], rest: Sequence[Scored]) -> tup
     return text, _labels([lead, *shown, *rest])
 
 
+_ListKey = tuple[str, tuple[str, ...], bool]  # a list: its source, its heading path, numbered or not
+
+
 def procedure(
     usable: Sequence[Scored], question: str, action: str = ""
 ) -> tuple[str, tuple[str, ...]] | None:
@@ -171,7 +173,7 @@ def procedure(
     None when the evidence holds no list of two or more items (a bulleted list of fields is none).
     action: the verb the how-to asks for (core/query/classify.asked_action); a list headed as that
     task's steps ("How to start a return") is the procedure."""
-    lists: dict[tuple[str, tuple[str, ...], bool], list[Scored]] = {}
+    lists: dict[_ListKey, list[Scored]] = {}
     for x in usable:
         if x.unit.kind == "item":
             lists.setdefault((x.source, x.unit.path, x.unit.ordinal is not None), []).append(x)
@@ -214,7 +216,7 @@ def _covered(asked: set[str], path: Sequence[str], texts: Sequence[str], names: 
 
 
 def _prose_closer(
-    usable: Sequence[Scored], items: Sequence[Scored], lists: Mapping[Any, Sequence[Scored]], asked: set[str]
+    usable: Sequence[Scored], items: Sequence[Scored], lists: Mapping[_ListKey, list[Scored]], asked: set[str]
 ) -> bool:
     """The best unit, prose or the one item of its list the question can use ("Kestrel 5, 5 Plus and
     Pet: press and hold …", the other models' items being another model's), stands in another

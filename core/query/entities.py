@@ -152,19 +152,21 @@ def _variant_named(text: str) -> list[tuple[int, int, str]]:
     return [
         (m.start(), m.end(), f"{m.group(1).lower()} {''.join(m.group(2).lower().split())}")
         for m in _VARIANT_NAME.finditer(text)
-        if m.group(1).lower() not in _NOT_NAMES | _NOT_FAMILIES
+        if m.group(1).lower() not in _NOT_FAMILIES
         and not is_entity(m.group(1))
-        and not re.fullmatch(_VARIANT_WORD, m.group(1))
+        and not _VARIANT_ONLY.fullmatch(m.group(1))
         and not _LABEL.match(text, m.end(1))
         and not _NOT_A_MODEL.match(text, m.end())
     ]
 
 
-# words before a variant word that make it no model's name: orders a guide gives, greetings, sizes
-_NOT_FAMILIES = frozenset(
+# words before a variant word that make it no model's name: framing words, orders a guide gives,
+# greetings, sizes
+_NOT_FAMILIES = _NOT_NAMES | frozenset(
     "try tap click upgrade unlock enable disable activate turn switch using getting contact dear hi "
     "hello thanks large small medium extra".split()
 )
+_VARIANT_ONLY = re.compile(_VARIANT_WORD)
 # what a variant word names when one of these follows: a mode, a plan, a feature, its users
 _NOT_A_MODEL = re.compile(
     r"[ \u00a0]+(?:modes?|settings?|plans?|memberships?|subscriptions?|tiers?|programs?|programmes?"
@@ -209,7 +211,7 @@ def _listed(text: str, token: str, end: int) -> list[tuple[int, int, str]]:
         written = item.group(1)
         if written[0].isdigit():
             out.append((item.start(1), item.end(1), _norm(name) + re.sub(r"\W", "", written).lower()))
-        elif re.fullmatch(_VARIANT_WORD, written):
+        elif _VARIANT_ONLY.fullmatch(written):
             out.append((item.start(1), item.end(1), f"{name.lower()} {written.lower()}"))
     return out
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from core.text import ATTRIBUTE_OF
 
@@ -129,11 +129,7 @@ def measured(question: str, texts: Sequence[str], sole: bool = False) -> list[fr
     asked = {w: p for w, (p, n) in asked_measures(question).items() if n == 1 or not sole}
     if asked:
         written = {w for t in texts for w in _WORD.findall(t.lower())}
-        asked = {
-            w: p
-            for w, p in asked.items()
-            if not any(x.startswith((w[:5], ATTRIBUTE_OF.get(w, w)[:5])) for x in written)
-        }
+        asked = {w: p for w, p in asked.items() if not _writes(written, w)}
     if not asked:
         return [frozenset()] * len(texts)
     return [frozenset(w for w, p in asked.items() if p.search(t)) for t in texts]
@@ -147,7 +143,10 @@ def states_measure(question: str, text: str) -> bool:
     if not asked:
         return False
     written = _WORD.findall(text.lower())
-    return any(
-        any(x.startswith((w[:5], ATTRIBUTE_OF.get(w, w)[:5])) for x in written) or (n == 1 and p.search(text))
-        for w, (p, n) in asked.items()
-    )
+    return any(_writes(written, w) or (n == 1 and p.search(text)) for w, (p, n) in asked.items())
+
+
+def _writes(written: Iterable[str], word: str) -> bool:
+    """Some written word is the asking word or its attribute, by their first five letters ("weighs"
+    for "heavy", whose attribute is "weight")."""
+    return any(x.startswith((word[:5], ATTRIBUTE_OF.get(word, word)[:5])) for x in written)
