@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.answer import refusal
+from core.answer import refusal, superlative
 from core.answer.citations import resolve
 from core.answer.draft import Draft
 from core.answer.extractive import extractive_answer
@@ -28,8 +28,9 @@ from core.prompt.assemble import Prompt
 from core.prompt.build import BuiltPrompt, PromptBuilder
 from core.prompt.templates import load_templates
 from core.query.classify import classify
-from core.query.entities import question_entities
+from core.query.entities import question_entities, recased
 from core.query.rewrite import rewrite
+from core.query.rows import reads_rows
 from core.record import build_record
 from core.resources import Resources
 from core.steps import AnswerStep, QueryStep, RetrievalStep
@@ -80,6 +81,10 @@ class Pipeline:
         t_start = time.perf_counter()
         q = self.understand(question, history, baseline)
         found = self.retrieve(q.query, baseline)
+        if not baseline and (cased := recased(q.query, (c.chunk.text for c in found.candidates))) != q.query:
+            # "the nib 30" is the documents' "Nib 30": the model is asked, searched for again by name
+            q = dataclasses.replace(q, query=cased)
+            found = self.retrieve(cased, baseline)
         t1 = time.perf_counter()
         q, built, decision = self.build_and_decide(q, found, history, baseline)
         budgeting_ms = (time.perf_counter() - t1) * 1000
@@ -123,13 +128,19 @@ class Pipeline:
         """The candidates in the configured retrieval mode: the top k, or, for unit packing, the
         wider pack_candidates (the blind baseline always takes the top k). A question naming a
         model ("the Stride 30") looks twice as deep: for each chunk of the top k about only a sibling
-        ("Stride 3"), the next chunk standing under the asked model joins them (focus.with_asked_pages)."""
+        ("Stride 3"), the next chunk standing under the asked model joins them (focus.with_asked_pages).
+        A question reading across a table's rows brings the other parts of a table split between
+        chunks (core/retrieval/tables.py)."""
         s = self.settings
         k = s.top_k if baseline or s.packing != "units" else max(s.top_k, s.pack_candidates)
-        if baseline or s.packing == "units" or not question_entities(query):
-            return self.resources.retriever.search(query, k, s.retrieval_mode, s.rrf_k)
-        wider = self.resources.retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k)
-        return with_asked_pages(wider, query, k)
+        retriever, named = self.resources.retriever, question_entities(query)
+        if baseline or s.packing == "units" or not named:
+            found = retriever.search(query, k, s.retrieval_mode, s.rrf_k)
+        else:
+            found = with_asked_pages(retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k), query, k)
+        if baseline or not reads_rows(query, superlative.asked(query) is not None, named):
+            return found
+        return retriever.with_table_parts(found, query)  # a table split between chunks is read whole
 
     def build_and_decide(
         self, q: QueryStep, found: RetrievalStep, history: Sequence[Turn], baseline: bool

@@ -91,6 +91,7 @@ class LedgerEntry:
     dropped_units: tuple[str, ...] = ()  # the units left out, as the answer would show them
     notes: str = ""  # what parsing left out of its document (hidden HTML text), from ingest
     chunk_index: int | None = None  # its place among its document's chunks (from ingest), when known
+    table_goes_on: bool | None = None  # its last table goes on in the next chunk (from ingest; None: unknown)
 
     @property
     def included(self) -> bool:

@@ -34,6 +34,7 @@ class TextChunk:
     tokens: int
     heading_path: tuple[str, ...] = ()
     heading_levels: tuple[int, ...] = ()  # each heading's level (1 for "#", 2 for "##", …)
+    table_goes_on: bool = False  # its last table goes on in the next chunk (under its header row again)
 
 
 class Chunker:
@@ -61,6 +62,7 @@ class Chunker:
         pieces = self._pieces(text)
         headers = _table_headers(pieces)
         chunks: list[list[Piece]] = []
+        goes_on: set[int] = set()  # the chunks whose table the next chunk goes on with
         current: list[Piece] = []
         tok = wp = 0
         i = 0
@@ -87,21 +89,27 @@ class Chunker:
             chunks.append(current)
             current = self._overlap_tail(current, p)
             header = headers.get(id(p))
-            if header is not None and header not in current and header is not p:
-                if header.tokens + p.tokens <= self.size and header.pieces + p.pieces <= self.max_pieces:
-                    current = [header]  # the table goes on: its header row comes first
+            if header is not None and header is not p:  # the table goes on in the next chunk
+                goes_on.add(len(chunks) - 1)
+                fits = header.tokens + p.tokens <= self.size and header.pieces + p.pieces <= self.max_pieces
+                if header not in current and fits:
+                    current = [header]  # its header row comes first
             tok = sum(x.tokens for x in current)
             wp = sum(x.pieces for x in current)
         if current and (not chunks or current is not chunks[-1]):
             chunks.append(current)
         paths = _heading_paths(pieces, base_path)
         out = []
-        for group in chunks:
+        for n, group in enumerate(chunks):
             body = _join(group)
             path = paths[id(group[0])]
             out.append(
                 TextChunk(
-                    body, self.counter.count(body), tuple(h for _, h in path), tuple(lv for lv, _ in path)
+                    body,
+                    self.counter.count(body),
+                    tuple(h for _, h in path),
+                    tuple(lv for lv, _ in path),
+                    n in goes_on,
                 )
             )
         return out

@@ -325,6 +325,7 @@ class Ingestor:
                     "heading_levels": ",".join(map(str, piece.heading_levels)),
                     "chunk_index": index,
                     "tokens": piece.tokens,
+                    "table_goes_on": piece.table_goes_on,  # a table split here (core/retrieval/tables.py)
                     "content_hash": hashlib.sha256(piece.text.encode("utf-8")).hexdigest()[:16],
                     "file_hash": digest[:16],
                     "header": header,  # a follower rebuilds the lexical text from Chroma (issue 22)

@@ -36,6 +36,7 @@ FRAMING = frozenset(
     "model product unit units work works know tell give gives given actual nominal overall top under "
     "over per last lasts single support supports handle handles achieve achieves able capable full "
     "put puts out one my want wants compared compare comparison versus vs than difference differences "
+    "fully completely entirely totally "
     "differ between more less "
     # and the nouns that stand for any value ("the warranty period", "the number of …")
     "period duration amount number value level figure reading readings measurement measurements spec specs "

@@ -23,10 +23,13 @@ from core.query.entities import (
     entities,
     family,
     family_named,
+    heading_entities,
     matches,
     question_entities,
     siblings,
+    small_names,
     spans,
+    subject_entities,
     written,
 )
 from core.query.measure import measured
@@ -66,6 +69,7 @@ class Scored:
     place: int = 0  # its place in its document's text as injected: consecutive units differ by one,
     # across two consecutive chunks too when the first ends with a list's lead-in (_starts)
     around: frozenset[str] = frozenset()  # the entities of every heading above it and of its title
+    closes: bool = False  # a row ending a chunk injected whole whose table ingest says ends there
 
     @property
     def best(self) -> float:
@@ -95,34 +99,33 @@ def score_units(
 ) -> Evidence:
     """Every usable unit of the injected evidence, scored for the question (weights: its words'
     rarity; lead_ins: a list's lead-in that says something of its own is a unit too, see _leads)."""
-    wanted = frozenset(question_entities(question))
     own = asks_attribute(question)
     asked = parts_for(question, query_type)
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], int]] = []
     arounds: list[frozenset[str]] = []  # pool index → Scored.around
     leads: dict[int, tuple[str, int]] = {}  # pool index → the lead-in of its list and its items
-    places: list[int] = []  # pool index → its place (Scored.place)
+    places: list[tuple[int, bool]] = []  # pool index → Scored.place, Scored.closes
     referents: list[Referent] = []  # pool index → what its opening pronoun refers to
     named_leads: list[str] = []  # pool index → its list's lead-in when that names the asked thing
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
+    wanted = _wanted(question, entries, parsed_of)
     starts = _starts(entries, parsed_of)
     known, labels = _identities(entries, parsed_of)
     for n, e in enumerate(entries):
         if n not in parsed_of:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
-        title_scope = entities(e.title) if e.title and e.title != _stem(e.source) else set()
-        before = starts[n][1]  # the last unit of the chunk this one goes on from, if injected
-        parsed = [*before, *parsed_of[n]]
+        title_scope = _title_scope(e, parsed_of[n])
+        parsed = [*(before := starts[n][1]), *parsed_of[n]]  # before: the lead-in it goes on from
         for i, u in enumerate(parsed[len(before) :], len(before)):
             usable = _usable(u, question) or (lead_ins and _leads(parsed, i, question))
             if not usable or (own and matches(wanted, labels.get((n, u.position), set()))):
                 continue
             text, scope = _narrow(u, wanted, title_scope, seeks, question, query_type)
             lead = _lead_in(parsed, i) if u.kind == "item" else ""
-            # a list stands under the models its lead-in names ("For the M30 and M5:"), as under a
-            # heading: the M3's winter steps are not the M30's, and the M30's are read as its own
-            under = entities(lead) if wanted else set()
+            # a list stands under the models its lead-in names as under a heading ("For the M30 and
+            # M5:"; not "Compared with the Nib 3:"): the M3's winter steps are not the M30's
+            under = heading_entities(lead) if wanted else set()
             pool.append((u, text, e, frozenset(scope | under), n * 100000 + u.position))
             named_leads.append(lead if under and matches(wanted, under) else "")
             from_start = e.fate in (Fate.KEPT, Fate.TRUNCATED)
@@ -130,7 +133,7 @@ def score_units(
             arounds.append(
                 frozenset(title_scope.union(known[e.source], under, *(entities(h) for h in u.path)))
             )
-            places.append(starts[n][0] + u.position)
+            places.append((starts[n][0] + u.position, _closes(e, u, parsed)))
             if u.kind == "item":
                 leads[len(pool) - 1] = (lead, _list_size(parsed, u))
     if not pool:
@@ -141,7 +144,8 @@ def score_units(
     sims, by_part = _relevance(contexts, pool, bare, question, asked, wanted, scorer, weights)
     units = tuple(
         Scored(u, text, e.source, citation_label(e.source, e.page), float(sims[i]), order, scope, clashes[i],
-               e.fate != Fate.KEPT, tuple(float(p[i]) for p in by_part), *leads.get(i, ("", 0)), places[i], arounds[i])
+               e.fate != Fate.KEPT, tuple(float(p[i]) for p in by_part), *leads.get(i, ("", 0)), places[i][0], arounds[i],
+               places[i][1])
         for i, (u, text, e, scope, order) in enumerate(pool)
     )  # fmt: skip
     return Evidence(question, query_type, wanted, units, asked, own)
@@ -221,7 +225,9 @@ def _clashes(
     subjects = frozenset().union(*(scope for _, _, _, scope, _ in pool))
     said = STEMMER.stem_set(content_words(question)) if own and wanted else None
     return [
-        frozenset(conflicts(set(wanted), scope, entities(text) | referent.names, around, own, subjects))
+        frozenset(
+            conflicts(set(wanted), scope, subject_entities(text) | referent.names, around, own, subjects)
+        )
         | (_other_subject(u, wanted, said) if said is not None else frozenset())
         for (u, text, _, scope, _), around, referent in zip(pool, arounds, referents, strict=True)
     ]
@@ -333,6 +339,65 @@ def _parsed(e: LedgerEntry) -> list[Unit]:
     return parse(e.injected_text, base, levels)
 
 
+# words a title names a document by, not a model ("Kestrel FAQ", "Lumo Guide")
+_DOCUMENT_WORDS = frozenset(
+    "guide guides faq faqs manual manuals support help handbook overview accessories parts care plans plan "
+    "service services warranty setup troubleshooting notes specifications specs range family lineup line series "
+    "models products comparison compare app apps store news blog policy policies".split()
+)
+_TITLE_END = re.compile(r"[ \u00a0]+[-–—:|][ \u00a0]+|:")
+
+
+def _title_scope(e: LedgerEntry, units: Sequence[Unit]) -> set[str]:
+    """The entities of the entry's document title (none when the title is only the file's name);
+    for a title naming a model without a digit, the model when a heading of the page compares it
+    with one of its family ("KESTREL PET - PRODUCT SHEET" under "What is different from the Kestrel
+    5": the Kestrel Pet)."""
+    title = e.title if e.title and e.title != _stem(e.source) else ""
+    found = entities(title)
+    if found or not title:
+        return found
+    name = _TITLE_END.split(title, 1)[0].split()
+    if len(name) != 2 or name[1].lower() in _DOCUMENT_WORDS:  # "Kestrel Care Guide", "KESTREL FAQ"
+        return set()
+    compared = {x for u in units for h in u.path for x in entities(h) - heading_entities(h)}
+    return family_named(" ".join(name), compared) if compared else set()
+
+
+def _wanted(
+    question: str, entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]
+) -> frozenset[str]:
+    """The entities the question names: as the name rule reads them, else those it writes in lower
+    case that the injected evidence names ("the nib 30": in its titles, headings and units)."""
+    named = question_entities(question)
+    if named:
+        return frozenset(named)
+
+    def known() -> set[str]:
+        texts = [e.title for e in entries] + [
+            " › ".join((*u.path, u.text)) for us in parsed_of.values() for u in us
+        ]
+        return set().union(*map(entities, texts))
+
+    return frozenset(small_names(question, known))
+
+
+def _same_table(before: Sequence[Unit], after: Sequence[Unit]) -> bool:
+    """The units of a chunk end with a table's row and the next chunk's begin with a row under the
+    same header: one table split between them."""
+    return (
+        bool(before and after)
+        and before[-1].kind == after[0].kind == "row"
+        and before[-1].header == after[0].header
+    )
+
+
+def _closes(e: LedgerEntry, u: Unit, parsed: Sequence[Unit]) -> bool:
+    """The unit is a table row that ends its chunk, injected whole, and ingest says the table does
+    not go on in the next chunk: nothing of the table is left out after it."""
+    return u.kind == "row" and e.fate == Fate.KEPT and e.table_goes_on is False and u is parsed[-1]
+
+
 def _identities(
     entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]
 ) -> tuple[dict[str, set[str]], dict[tuple[int, int], set[str]]]:
@@ -375,8 +440,9 @@ def _starts(
     from its start (kept or truncated) that is the next chunk of an entry kept whole, which ends
     with a list's lead-in ("The main reasons:"), goes on from there, so the list is read with its
     lead-in and the passage before it; any other starts a place of its own (entry n at n × 100000).
-    Only a lead-in joins two chunks: prose would run on into whatever the next chunk holds (a
-    page's footer)."""
+    A table goes on the same way in the next chunk when ingest split it there (under its header
+    row again): both injected, its rows are read as one table. No other text joins two chunks:
+    prose would run on into whatever the next chunk holds (a page's footer)."""
     at = {
         (e.source, e.chunk_index): n
         for n, e in enumerate(entries)
@@ -393,6 +459,8 @@ def _starts(
                 units = parsed_of[prev]
                 if units and units[-1].kind == "sentence" and units[-1].text.endswith(":"):
                     out[n] = (start(prev)[0] + units[-1].position + 1, units[-1:])
+                elif entries[prev].table_goes_on and _same_table(units, parsed_of[n]):
+                    out[n] = (start(prev)[0] + units[-1].position + 1, [])
         return out[n]
 
     for n in parsed_of:
@@ -526,7 +594,7 @@ def _narrow(
             narrowed = asked_part(u.text, question)
     text = narrowed or u.text
     for heading in reversed(u.path):
-        found = entities(heading)
+        found = heading_entities(heading)  # not "Differences from the Nib 3": the page's model
         if found:
             # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
             # and any unit under a named heading answers a question that seeks the name

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from core.answer.absent import FRAMING
 from core.answer.citations import cite
@@ -199,10 +200,20 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     named = bool(kind) and any(kind <= _stems(n) for x in keyed for n in x.names)
     # a series of one name compares nothing (a model's own spec table, whose heading may well say
     # "mower"): it must not win over the comparison table for "Which mower has the longest run time?"
+    # a table or a comparison headed by what the question compares and by no one model ("Compare
+    # Lumo e-readers", not "Verda M3 — robot lawn mower" nor a "Robot vacuum buying guide") says
+    # where its values stand, injected in part or not: a table that does not say it (the
+    # accessories) is then no answer
+    said = bool(kind) and any(
+        kind <= _stems(" ".join(x.unit.path))
+        and not any(map(entities, x.unit.path))
+        and (x.unit.kind == "row" or _COMPARING.search(" ".join(x.unit.path)))
+        for x in usable
+    )
     fits = [
         (f, x)
         for x in keyed
-        if x.whole and len(x.names) > 1 and _items(x, kind) and (f := _fit(x, kind, named))
+        if x.whole and len(x.names) > 1 and _items(x, kind) and (f := _fit(x, kind, named)) > int(said)
     ]
     if not fits:
         return None
@@ -228,6 +239,38 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     )
     lines = [*(f"- {cite(s.quote, s.label)}" for s in by), f"- {cite(quote, x.label)}"]
     return "\n".join([*lines, f"- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}"]), (x.label,)
+
+
+_COMPARING = re.compile(r"\b(?:compar\w*|vs\.?|versus|line-?up|at a glance)\b", re.I)  # a heading's
+_TableKey = tuple[str, int, tuple[str, ...], tuple[int, ...]]
+
+
+def _joined(tables: dict[_TableKey, list[Scored]]) -> dict[_TableKey, list[Scored]]:
+    """The tables' rows in document order, a table split between two chunks as one: the rows of
+    the next part under the same header go on at the next place (core/answer/evidence.py _starts)."""
+    out: dict[_TableKey, list[Scored]] = {}
+    last: dict[tuple[str, tuple[str, ...]], _TableKey] = {}
+    for key, rows in sorted(tables.items(), key=lambda kv: min(x.place for x in kv[1])):
+        rows = sorted(rows, key=lambda x: x.place)
+        before = last.get((key[0], key[2]))
+        # only across two chunks (two tables of one chunk under one header stay two: "Manual
+        # grinders", "Electric grinders"); a row both parts hold is read once
+        if (
+            before is not None
+            and out[before][-1].place + 1 == rows[0].place
+            and _chunk(out[before][-1]) != _chunk(rows[0])
+        ):
+            held = {x.unit.cells for x in out[before]}
+            out[before] += [x for x in rows if x.unit.cells not in held]
+            continue
+        out[key] = rows
+        last[key[0], key[2]] = key
+    return out
+
+
+def _chunk(x: Scored) -> int:
+    """Which injected entry the unit is of (Scored.order is the entry's index × 100000 + its place)."""
+    return x.order // 100000
 
 
 STATED_SHARE = 0.8  # a sentence stating the superlative answers when it scores this share of the best
@@ -272,7 +315,7 @@ def _qualified(question: str, x: _Series, every: Sequence[_Series]) -> tuple[lis
                 continue
             holds = {
                 n for n, c in zip(s.names, s.cells, strict=True)
-                if (v := sole_quantity(c)) is not None and _kind(v) == _kind(q) and v.value == q.value
+                if (v := sole_quantity(c)) is not None and _kind(v) == _kind(q) and _scaled(v) == _scaled(q)
             }  # fmt: skip
             if holds:
                 kept &= holds
@@ -304,7 +347,7 @@ def _series(usable: Sequence[Scored]) -> list[_Series]:
     with a row per compared one (whole when all its rows were injected, the table begun and ended in
     its chunk; a part still says what its rows are)."""
     out: list[_Series] = []
-    tables: dict[tuple[str, int, tuple[str, ...], tuple[int, ...]], list[Scored]] = {}
+    tables: dict[_TableKey, list[Scored]] = {}
     for x in usable:
         if x.unit.kind != "row":
             continue
@@ -317,16 +360,16 @@ def _series(usable: Sequence[Scored]) -> list[_Series]:
         )  # fmt: skip
         tables.setdefault(table, []).append(x)
     places = {(x.label, x.place) for x in usable}
-    for table, rows in tables.items():
-        rows.sort(key=lambda x: x.place)
+    for table, rows in _joined(tables).items():
         first, label = rows[0].unit, rows[0].label
         if len(rows) < 2:
             continue
         # the whole table: every row injected, and it starts and ends in its chunk (a long table
-        # goes on in the next chunk, under its header row again), so a passage or its heading
-        # stands before it and one after
+        # goes on in the next chunk, under its header row again, and is whole when that chunk is
+        # injected too), so a passage or its heading stands before it, and one after or the end
+        # of a chunk where ingest says the table ends
         starts = (label, rows[0].place - 1) in places or len(first.heads) > 1
-        ends = (label, rows[-1].place + 1) in places
+        ends = (label, rows[-1].place + 1) in places or rows[-1].closes
         together = rows[-1].place - rows[0].place == len(rows) - 1 and not any(x.condensed for x in rows)
         names = tuple(x.unit.cells[0].strip() for x in rows)
         about = " ".join((*first.path, first.header[0]))
@@ -400,15 +443,38 @@ def _extreme(values: Sequence[tuple[str, str, Quantity]], direction: str) -> tup
     if len({_kind(q) for *_, q in values}) != 1:
         return None
     pick = max if direction == "max" else min
-    top = pick(q.value for *_, q in values)
-    held = [(n, c) for n, c, q in values if q.value == top]
+    top = pick(_scaled(q) for *_, q in values)
+    held = [(n, c) for n, c, q in values if _scaled(q) == top]
     return held[0] if len(held) == 1 else None
+
+
+# units of one measure written at another scale ("185 g" and "1.2 kg" in one weight row): each unit's
+# measure and how many of its base unit it is
+_SCALES = {
+    unit: (base, Decimal(factor))
+    for base, units in {
+        "g": {"mg": "0.001", "g": "1", "kg": "1000", "t": "1000000"},
+        "m": {"mm": "0.001", "cm": "0.01", "m": "1", "km": "1000"},
+        "l": {"ml": "0.001", "mL": "0.001", "cl": "0.01", "l": "1", "L": "1"},
+        "wh": {"Wh": "1", "kWh": "1000"},
+        "ah": {"mAh": "0.001", "Ah": "1"},
+        "w": {"W": "1", "kW": "1000"},
+        "b": {"KB": "1", "kB": "1", "MB": "1000", "GB": "1000000", "TB": "1000000000"},
+    }.items()
+    for unit, factor in units.items()
+}
+
+
+def _scaled(q: Quantity) -> Decimal:
+    """The quantity's value in its measure's base unit (as written when its unit has no scale)."""
+    return q.value * _SCALES[q.unit][1] if q.unit in _SCALES else q.value
 
 
 def _kind(q: Quantity) -> tuple[str, str, str, str]:
     """What must match for two quantities to be compared: their kind, a unit word's plural read as
-    its singular ("1 year" and "2 years")."""
+    its singular ("1 year" and "2 years"), a unit of one measure at any scale ("g" and "kg")."""
     before, unit, rate, qualifier = q.kind
+    unit = _SCALES[unit][0] if unit in _SCALES else unit
     return before, unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit, rate, qualifier
 
 

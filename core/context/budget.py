@@ -177,6 +177,7 @@ def ledger_entry(
         title=str(meta.get("title", "")), heading_path=str(meta.get("heading_path", "")),
         heading_levels=str(meta.get("heading_levels", "")), notes=str(meta.get("notes", "")),
         chunk_index=int(meta["chunk_index"]) if str(meta.get("chunk_index", "")).isdigit() else None,
+        table_goes_on=goes_on if isinstance(goes_on := meta.get("table_goes_on"), bool) else None,
     )  # fmt: skip
 
 

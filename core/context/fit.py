@@ -7,12 +7,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
+from core.answer import superlative
 from core.config import Settings
 from core.context.budget import BudgetParams, Context, build_context, in_evidence_order, ledger_entry
 from core.context.focus import about_asked_first, continuations_follow
 from core.context.knowledge import KnowledgeFormat, nonce
 from core.context.pack import pack_context
 from core.context.rerank import walk_order
+from core.query.entities import question_entities
+from core.query.rows import reads_rows
 from core.scoring import SentenceScorer
 from core.shield.quarantine import chunk_flags
 from core.tokens import TiktokenCounter
@@ -50,7 +53,8 @@ def fit_evidence(
             in_evidence_order(candidates, order, query, scorer, weights),
             query,
             query_type in ("factual", "comparison"),
-        )
+        ),
+        reads_rows(query, superlative.asked(query) is not None, question_entities(query)),
     )
     if settings.packing == "units":
         context = pack_context(ranked, query, query_type, params, fmt, counter, scorer, continuing, weights)

@@ -18,7 +18,14 @@ from collections.abc import Sequence
 from core.answer import superlative
 from core.answer.absent import FRAMING
 from core.context.columns import cells
-from core.query.entities import conflicts, entities, matches, question_entities, without_entities
+from core.query.entities import (
+    conflicts,
+    entities,
+    heading_entities,
+    matches,
+    question_entities,
+    without_entities,
+)
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words, split_sentences
 from core.types import Candidate
@@ -27,7 +34,7 @@ from core.types import Candidate
 def chunk_scope(c: Candidate) -> set[str]:
     """The entities a chunk stands under: its nearest heading that names any, else its title."""
     for heading in reversed([h for h in str(c.chunk.metadata.get("heading_path", "")).split(" › ") if h]):
-        found = entities(heading)
+        found = heading_entities(heading)
         if found:
             return found
     return title_entities(c)
@@ -190,32 +197,39 @@ _STEP = re.compile(r"(\d{1,3})[.)] ")
 _FIRST_STEP = re.compile(r"^(?:#{1,6} [^\n]*\n+|\|[^\n]*\n)?(\d{1,3})[.)] ")
 
 
-def _continuation(c: Candidate, out: Sequence[Candidate]) -> Candidate | None:
+def _continuation(c: Candidate, out: Sequence[Candidate], tables: bool) -> Candidate | None:
     """The candidate that goes on with the numbered list c ends with (same document, the next
-    chunk, starting at most one step further), if any."""
+    chunk, starting at most one step further), or (tables) with the table ingest split after c, if
+    any."""
     text = c.chunk.text
     end = _STEP.match(text, text.rstrip().rfind("\n") + 1)  # its last line that is not blank
     index = c.chunk.metadata.get("chunk_index")
-    if end is None or index is None:
+    table = tables and c.chunk.metadata.get("table_goes_on") is True
+    if (end is None and not table) or index is None:
         return None
     return next(
         (
             d for d in out
             if d.chunk.source == c.chunk.source and d.chunk.metadata.get("chunk_index") == int(index) + 1
-            and (m := _FIRST_STEP.match(d.chunk.text)) is not None and int(m.group(1)) <= int(end.group(1)) + 1
+            and (table or ((m := _FIRST_STEP.match(d.chunk.text)) is not None
+                           and end is not None and int(m.group(1)) <= int(end.group(1)) + 1))
         ),
         None,
     )  # fmt: skip
 
 
-def continuations_follow(candidates: Sequence[Candidate]) -> tuple[list[Candidate], frozenset[str]]:
-    """The candidates with each chunk that goes on with another's numbered list walked right after
-    it, so a procedure is not cut between two chunks by chunks ranked in between; and the ids of
-    those continuations (the budget fits them without the overflow cap)."""
+def continuations_follow(
+    candidates: Sequence[Candidate], tables: bool = False
+) -> tuple[list[Candidate], frozenset[str]]:
+    """The candidates with each chunk that goes on with another's numbered list (tables: or table)
+    walked right after it, so a procedure or a table is not cut between two chunks by chunks ranked
+    in between; and the ids of those continuations (the budget fits them without the overflow cap).
+    Only a question reading across a table's rows walks a table's parts together: the rest of a
+    long table is no evidence for one of its rows (core/retrieval/tables.py)."""
     out = list(candidates)
     continuing: set[str] = set()
     for c in list(out):
-        nxt = _continuation(c, out)
+        nxt = _continuation(c, out, tables)
         if nxt is None:
             continue
         continuing.add(nxt.chunk.id)

@@ -201,6 +201,11 @@ class Index:
         self.catch_up()
         return self.manifest.all_files()
 
+    def document_ids(self, source: str, chunk_id: str) -> tuple[str, ...]:
+        """The chunk ids of the document holding this chunk, in its order."""
+        self._follow()
+        return self.manifest.document_ids(source, chunk_id)
+
     def ids_owned_elsewhere(self, ids: set[str], root: str, source: str) -> set[str]:
         return self.manifest.ids_owned_elsewhere(ids, root, source)
 

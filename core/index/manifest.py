@@ -14,6 +14,8 @@ CREATE TABLE IF NOT EXISTS files (
     root TEXT NOT NULL, source TEXT NOT NULL, file_hash TEXT NOT NULL, chunk_ids TEXT NOT NULL,
     indexed_at TEXT NOT NULL DEFAULT '', PRIMARY KEY (root, source)
 );
+-- a document's chunks are looked up by its source per question (core/retrieval/tables.py)
+CREATE INDEX IF NOT EXISTS files_source ON files(source);
 """
 
 
@@ -58,6 +60,12 @@ class Manifest:
             "SELECT root, source, file_hash, chunk_ids, indexed_at FROM files ORDER BY source"
         )
         return [_record(r) for r in rows]
+
+    def document_ids(self, source: str, chunk_id: str) -> tuple[str, ...]:
+        """The chunk ids, in document order, of the file of this source that holds chunk_id (none:
+        no such file)."""
+        rows = self.db.read().execute("SELECT chunk_ids FROM files WHERE source = ?", (source,))
+        return next((ids for (text,) in rows if chunk_id in (ids := tuple(json.loads(text)))), ())
 
     def ids(self) -> set[str]:
         """Every chunk id some file owns."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from core.text import STOP_WORDS
 
@@ -128,8 +128,35 @@ def spans(text: str) -> list[tuple[int, int, str]]:
             end = variant.end() if variant else m.end()
             out.append((m.start(), end, norm))
             out.extend(_listed(text, m.group(), end))
+            if (word := _family_before(text, m)) is not None:
+                out.append((m.start() - len(word) - 1, end, f"{word.lower()} {norm}"))
     out.extend(_variant_named(text))
     return sorted(out)
+
+
+# a model's code written after a capitalised word ("Nib X3" beside the "Nib 30", "Kestrel K7"): also
+# a model of that word's family, "nib x3", whose family() is "nib" (the code alone, "x3", is of the
+# "x" family and no sibling of the Nib 30's); matches() still meets it by "x3" or "X3". Only a
+# model's short code (one letter, a number): a part's ("Kestrel BP-20 battery", "Kestrel F-10") is
+# a thing of the brand, no sibling of its models; nor a code a part's noun follows ("Kestrel F10
+# filter")
+_FAMILY_BEFORE = re.compile(r"(?<![\w-])([A-Z][a-z]+|[A-Z]{2,})[ \u00a0]$")
+_CODE = re.compile(r"[A-Za-z]\d{1,3}[A-Za-z]?$")
+_PART_AFTER = re.compile(
+    r"[ \u00a0]+(?:batter(?:y|ies)|filters?|blades?|cassettes?|rolls?|adapters?|modules?|kits?|packs?|bags?|cables?"
+    r"|chargers?|cases?|docks?|stations?|brush(?:es)?|pads?|covers?|mounts?|stands?|lenses|lens|parts?|spares?)\b",
+    re.I,
+)
+_NOT_BEFORE_A_CODE = frozenset("model models series new code part sku ref report document".split())
+
+
+def _family_before(text: str, m: re.Match[str]) -> str | None:
+    """The capitalised word right before the model code m, when it may be its family's name."""
+    if not _CODE.match(m.group()) or _PART_AFTER.match(text, m.end()):
+        return None
+    before = _FAMILY_BEFORE.search(text, max(0, m.start() - 40), m.start())
+    word = before.group(1) if before else ""
+    return word if word and word.lower() not in _NOT_FAMILIES | _NOT_BEFORE_A_CODE else None
 
 
 # a capitalised word and variant words after it, no number, variant word or other capitalised word
@@ -227,6 +254,40 @@ def entities(text: str) -> set[str]:
     return {norm for _, _, norm in spans(text)}
 
 
+# the words before a model a heading compares its own against ("Differences from the Nib 3", "What
+# is different from the Kestrel 5", "Compared with the K5"; not "K7 vs K5", about both): that model
+# is no subject
+_REFERENCE = re.compile(
+    r"\b(?:differ\w*|compared|comparison|unlike|than|instead of)[ \u00a0]+"
+    r"(?:(?:from|with|to|against)[ \u00a0]+)?(?:(?:the|a|an|our)[ \u00a0]+)?$",
+    re.I,
+)
+
+
+# …and in running text, a model another is measured against ("5 mm/s faster than the Nib 3",
+# "twice the battery capacity of the Nib 3", "unlike the K5")
+_MEASURED_AGAINST = re.compile(
+    r"(?:\b(?:than|unlike|compared[ \u00a0]+(?:with|to)|relative[ \u00a0]+to|differ\w*[ \u00a0]+from"
+    r"|different[ \u00a0]+from)|\b(?:twice|half|double|triple|\d+(?:\.\d+)?[ \u00a0]+times)\b[^.;:]{0,40}?\bof)"
+    r"[ \u00a0]+(?:(?:on|in|for|with|at)[ \u00a0]+)?(?:(?:the|a|an|our)[ \u00a0]+)?$",
+    re.I,
+)
+
+
+def subject_entities(text: str) -> set[str]:
+    """The entities a text speaks of: its entities but those it measures another against
+    ("Print speed: 25 mm/s, 5 mm/s faster than the Nib 3" speaks of none: the Nib 3 is the
+    yardstick, the page's model the subject)."""
+    return {norm for a, _, norm in spans(text) if not _MEASURED_AGAINST.search(text, max(0, a - 60), a)}
+
+
+def heading_entities(heading: str) -> set[str]:
+    """The entities a heading stands for: its entities but the ones it names as what another is
+    compared against ("Differences from the Nib 3" on the Nib 3 Plus's page is about the Nib 3
+    Plus: no entity of its own, so the page's title gives the scope)."""
+    return {norm for a, _, norm in spans(heading) if not _REFERENCE.search(heading, 0, a)}
+
+
 @functools.lru_cache(maxsize=1024)  # a question's, read by several steps; a sentence's, by several scorings
 def without_entities(text: str) -> str:
     """The text with its entity tokens blanked, with the variant written after one ("the NC-300
@@ -253,6 +314,8 @@ def question_entities(question: str) -> set[str]:
             found.add(own)
             if before[:1].isupper() and before.isalpha():
                 found.add(_norm(before) + own)
+                if _family_before(question, m) is not None:  # as documents write it (spans)
+                    found.add(f"{before.lower()} {own}")
         before = m.group()
     # a list leaving the family out ("the Kestrel 5 and 50"), and a name without a digit ("the
     # Kestrel Pro"): beside a model named with a digit, only of that model's family ("How do I enable
@@ -267,6 +330,37 @@ def question_entities(question: str) -> set[str]:
             (f for i in range(len(words) - 1) if (f := family_named(" ".join(words[i:]), found))), set()
         )
     return found
+
+
+# a model written in lower case: a word, its number and any variant words ("the nib 30", "my
+# kestrel 5 plus")
+_SMALL_NAME = re.compile(
+    r"(?<![\w-])[a-z]{2,}[ \u00a0]\d{1,3}[a-z]?(?![\w-]|[.,]\d)(?:[ \u00a0](?:plus|pro|max|mini|lite|ultra|se|xl)\b)*"
+)
+
+
+def small_names(question: str, known: Callable[[], set[str]]) -> set[str]:
+    """The models a question writes in lower case ("how heavy is the nib 30?"), which the name rule
+    (capitalised, _NAMED) does not read: a word, its number and variant words that, joined, are an
+    entity the documents name (known(): the entities of the evidence; "print 50" names none)."""
+    found = {_norm(m.group()) for m in _SMALL_NAME.finditer(question)}
+    return found & known() if found else set()
+
+
+def recased(question: str, texts: Iterable[str]) -> str:
+    """The question with each model it writes in lower case written as the texts write it ("how
+    heavy is the nib 30?" → "… the Nib 30?"), when one of them names it; else as it is."""
+    small = {m.group(): _norm(m.group()) for m in _SMALL_NAME.finditer(question)}
+    if not small or question_entities(question):
+        return question
+    forms: dict[str, str] = {}
+    for text in texts:
+        for a, b, norm in spans(text):
+            forms.setdefault(norm, text[a:b])
+    for written_small, norm in small.items():
+        if norm in forms:
+            question = re.sub(rf"(?<![\w-]){re.escape(written_small)}(?![\w-])", forms[norm], question)
+    return question
 
 
 # a capitalised name of two to four words, not followed by a number ("Aria Buds Pro 2" is a model

@@ -50,7 +50,7 @@ _MEASURE = {
     "current": _units(r"m?A|amps?|amperes?"),
     "data": _units(r"[KMGT]i?B|[kMGT]b|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?"),
     "brightness": _units(r"lm|lumens?|nits?|lux|cd/m²"),
-    "resolution": _units(r"MP|megapixels?|px|pixels|p|K"),
+    "resolution": _units(r"MP|megapixels?|px|pixels|p|K|dpi|ppi"),
     "share": r"\d\s*%|\d\s*(?:percent|per cent)\b",
     "tolerance": r"±|\+/-|\+-",
     "repetition": r"(?i:\bevery\b|\b(?:once|twice|\d+ times) (?:a|an|per|every)\b|\bper (?:day|week|month|year|hour|use)\b"

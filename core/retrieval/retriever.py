@@ -21,6 +21,7 @@ from core.index import Index
 from core.index.vectors import StoredVector
 from core.query.expand import lexical_query
 from core.retrieval.fusion import rrf
+from core.retrieval.tables import with_table_parts
 from core.types import Candidate
 
 
@@ -114,6 +115,14 @@ class Retriever:
                 continue
             out.append(_with_ranks(c, (dense_rank or {}).get(cid), lex_rank.get(cid)))
         return out
+
+    def with_table_parts(self, candidates: Sequence[Candidate], question: str) -> list[Candidate]:
+        """The candidates with the other parts of the tables ingest split between chunks
+        (core/retrieval/tables.py), scored for the question as the others are."""
+        q = self.embed_query(question)
+        return with_table_parts(
+            candidates, self.index.document_ids, self.index.get, lambda rows: _candidates(rows, q)
+        )
 
 
 def _lexical_k(mode: str, k: int) -> int:

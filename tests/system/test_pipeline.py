@@ -213,3 +213,44 @@ def test_a_question_naming_a_model_looks_past_pages_about_its_siblings(tmp_path)
     # a model no page stands under keeps the plain top k, and its siblings' evidence refuses it
     assert len(pipe.search("What is the burr size of the Brio 7?")) == 4
     assert pipe.ask("What is the burr size of the Brio 7?", record=False).refused
+
+
+def test_a_table_split_between_chunks_is_read_whole_for_a_superlative(tmp_path) -> None:  # noqa: ANN001
+    """A comparison table too long for one chunk goes on in the next under its header row again;
+    ingest marks the chunk it goes on from. "Which grinder is the quietest?" brings both parts and
+    reads them as one table: the quietest stands in the second part."""
+    from ingest.sync import ingest_paths
+    from tests.support.stores import chunks_by_source, index_for, make_settings, resources_for
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    names = ["Brio 1", "Brio 2", "Brio 3", "Brio 3 Plus", "Brio 5", "Brio 50", "Brio 60", "Brio 70"]
+    header = "| Model | Price | Burrs | Hopper | Grind settings | Motor | Weight | Height | Noise |"
+    rows = [
+        f"| {n} | ${149 + 50 * i} | {40 + 2 * i} mm steel | {250 + 25 * i} g | {30 + 5 * i} steps "
+        f"| {150 + 10 * i} W | {2.1 + 0.2 * i:.1f} kg | {30 + i} cm | {72 - i} dB |"
+        for i, n in enumerate(names)
+    ]
+    (folder / "compare.md").write_text(
+        "# Compare the Brio grinders\n\nEvery Brio grinder at a glance. Noise is measured at 1 m.\n\n"
+        + "\n".join([header, "|---|---|---|---|---|---|---|---|---|", *rows])
+        + "\n\n## Which one should I buy?\n\nThe Brio 3 suits most kitchens.\n"
+    )
+    (folder / "brio-3.md").write_text("# Brio 3\n\nThe Brio 3 is quiet enough for an early morning coffee.\n")
+    s = make_settings(tmp_path / "state", top_k=1)
+    ingest_paths(s, [folder], resources=resources_for(s))
+    parts = [t for t in chunks_by_source(s)["compare.md"] if header in t]
+    assert len(parts) == 2, parts  # the table is split, the header row repeated
+    goes_on = {
+        str(m["chunk_index"]): m["table_goes_on"]
+        for m in index_for(s).vectors.collection.get(include=["metadatas"])["metadatas"]
+        if m["source"] == "compare.md"
+    }
+    assert sorted(goes_on.values()).count(True) == 1, goes_on
+    pipe = make_pipeline(s, backend=None)
+    question = "Which grinder is the quietest?"
+    assert len(pipe.resources.retriever.search(question, 1)) == 1  # the top 1 holds one part
+    found = [c for c in pipe.search(question) if c.chunk.source == "compare.md" and header in c.chunk.text]
+    assert len(found) == 2
+    answer = pipe.ask(question, record=False)
+    assert "Brio 70 (65 dB)" in answer.text, answer.text

@@ -80,7 +80,7 @@ def test_an_answer_about_another_model_is_flagged(resources) -> None:  # noqa: A
     assert wrong is not None
     [s] = wrong.sentences
     assert s.supported and s.citation_ok  # copied and cited: the old check passed it
-    assert s.about == ("z20",) and not s.ok and "z10" in s.problem and wrong.score == 0.0
+    assert s.about == ("z20", "zephyr z20") and not s.ok and "z10" in s.problem and wrong.score == 0.0
     right = check("Flow rate: 40 litres per minute (catalog/z10.md).", PUMPS, scorer, question)
     assert right is not None and right.sentences[0].ok and right.score == 1.0
 

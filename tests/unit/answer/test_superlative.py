@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from core.answer.extractive import extractive_answer
@@ -9,6 +11,7 @@ from core.answer.grounding import check
 from core.answer.superlative import asked, quotes_table, verify
 from core.context.units import parse
 from core.scoring import SentenceScorer
+from core.types import Fate, LedgerEntry
 from tests.unit.answer.test_extractive import REFUSAL, entry
 
 LINEUP = """# Kestrel drones: which one is right for you?
@@ -372,3 +375,95 @@ for homes with a heat pump and a furnace."""
     priced = compare.replace("| Humidity sensor | No | No | Yes |", "| Price | $99 | $129 | $249 |")
     lines = _bold("Which is your cheapest thermostat?", [entry("compare.md", priced, 0.8)], scorer)
     assert any(line.startswith("- **Cheapest**: Solvane T6 ($99)") for line in lines), lines
+
+
+GRINDERS_1 = """# Compare the Brio grinders
+
+Every Brio grinder at a glance.
+
+| Model | Price | Noise |
+|---|---|---|
+| Brio 1 | $149 | 72 dB |
+| Brio 2 | $199 | 66 dB |"""
+GRINDERS_2 = """| Model | Price | Noise |
+|---|---|---|
+| Brio 3 | $249 | 70 dB |
+| Brio 50 | $299 | 64 dB |"""
+
+
+def _part(text: str, index: int, goes_on: bool | None, fate: Fate = Fate.KEPT) -> LedgerEntry:
+    return dataclasses.replace(
+        entry("compare.md", text, fate=fate),
+        chunk_id=f"compare-{index}",
+        chunk_index=index,
+        table_goes_on=goes_on,
+    )
+
+
+def test_a_table_split_between_two_chunks_is_read_as_one(scorer: SentenceScorer) -> None:
+    """Ingest split the table after the Brio 2 and repeated its header row in the next chunk: with
+    both parts injected whole, the quietest is read across them (the Brio 50, in the second part)."""
+    both = [_part(GRINDERS_1, 0, True), _part(GRINDERS_2, 1, False)]
+    assert "**Quietest**: Brio 50 (64 dB)" in "\n".join(_bold("Which grinder is the quietest?", both, scorer))
+    # the first part alone, or the second cut short, is no whole table: no one is named
+    assert _bold("Which grinder is the quietest?", both[:1], scorer) == []
+    cut = [both[0], _part(GRINDERS_2, 1, False, Fate.TRUNCATED)]
+    assert _bold("Which grinder is the quietest?", cut, scorer) == []
+    # a table ending its chunk is whole only when ingest says it does not go on
+    assert _bold("Which grinder is the quietest?", [_part(GRINDERS_1, 0, None)], scorer) == []
+    alone = [_part(GRINDERS_1, 0, False)]
+    assert "**Quietest**: Brio 2 (66 dB)" in "\n".join(_bold("Which grinder is the quietest?", alone, scorer))
+
+
+def test_a_table_that_does_not_say_what_is_compared_is_no_answer_beside_a_passage_that_does(
+    scorer: SentenceScorer,
+) -> None:
+    """Found on an e-reader corpus: "What is the cheapest Lumo e-reader?" named a screen protector,
+    the cheapest of an accessories table, beside a comparison of the e-readers whose price row was
+    not injected."""
+    shop = (
+        "# Accessories\n\n| Accessory | Price |\n|---|---|\n| Sleep Cover | $29.99 |\n"
+        "| 9 W USB-C Power Adapter | $19.99 |\n| Screen Protector (2-pack) | $12.99 |\n\nAll prices in US dollars."
+    )
+    readers = "# Compare Lumo e-readers\n\nAll four Lumo readers use glare-free E Ink screens."
+    e = [entry("accessories.md", shop), entry("compare.md", readers)]
+    assert _bold("What is the cheapest Lumo e-reader?", e, scorer) == []
+    assert "**Cheapest**: Screen Protector (2-pack) ($12.99)" in "\n".join(
+        _bold("What is the cheapest accessory?", e, scorer)
+    )
+    # with no table saying what is compared, the table that does not say it still answers, beside
+    # a guide's prose headed by it too
+    assert "**Cheapest**" in "\n".join(_bold("What is the cheapest Lumo e-reader?", e[:1], scorer))
+    guide = entry("guide.md", "# Lumo e-reader buying guide\n\nA good e-reader lasts for years.")
+    assert "**Cheapest**" in "\n".join(_bold("What is the cheapest Lumo e-reader?", [e[0], guide], scorer))
+
+
+def test_values_of_one_measure_at_another_scale_are_compared(scorer: SentenceScorer) -> None:
+    """Found on a label-printer corpus: "Which Nib model is the heaviest?" quoted the weight row
+    ("185 g" … "1.2 kg" … "1.45 kg") and named nobody: grams and kilograms are one measure."""
+    table = (
+        "# Compare the Nib printers\n\n| Spec | Nib Go | Nib 3 | Nib 30 | Nib X3 |\n|---|---|---|---|---|\n"
+        "| Weight | 185 g | 410 g | 1.2 kg | 1.45 kg |\n| Capacity | 400 mL | 0.5 L | 2 L | 750 mL |"
+    )
+    e = [entry("compare.md", table)]
+    assert "**Heaviest**: Nib X3 (1.45 kg)" in "\n".join(_bold("Which Nib model is the heaviest?", e, scorer))
+    assert "**Lightest**: Nib Go (185 g)" in "\n".join(_bold("Which Nib model is the lightest?", e, scorer))
+    draft = extractive_answer("Which Nib model is the heaviest?", e, scorer, REFUSAL, 0.1)
+    grounding = check(draft.text, e, scorer, "Which Nib model is the heaviest?")
+    assert grounding is not None and grounding.score == 1.0
+    # a unit of another measure is no comparison ("2 L" of a volume beside grams)
+    mixed = table.replace("| 1.2 kg |", "| 2 L |")
+    assert _bold("Which Nib model is the heaviest?", [entry("compare.md", mixed)], scorer) == []
+
+
+def test_two_tables_of_one_chunk_under_one_header_stay_two(scorer: SentenceScorer) -> None:
+    """A review's case: manual and electric grinders, two tables with the same header in one chunk,
+    read as one table named an electric grinder the most expensive manual one."""
+    text = (
+        "# Grinders\n\n## Manual grinders\n\n| Model | Price |\n|---|---|\n| Brio Hand 1 | $39 |\n| Brio Hand 2 | $59 |\n\n"
+        "## Electric grinders\n\n| Model | Price |\n|---|---|\n| Brio 5 | $149 |\n| Brio 50 | $199 |\n\nPrices in US dollars."
+    )
+    lines = "\n".join(
+        _bold("Which manual grinder is the most expensive?", [entry("grinders.md", text)], scorer)
+    )
+    assert "Brio 50" not in lines, lines

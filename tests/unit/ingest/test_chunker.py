@@ -207,3 +207,22 @@ def test_a_lead_in_goes_with_the_list_it_introduces(resources: Resources) -> Non
     holding = [c.text for c in chunks if lead in c.text]
     assert len(holding) == 1 and "- condition 1:" in holding[0], [c.text for c in chunks]
     _check_limits(resources, chunks, 120)
+
+
+def test_a_table_going_on_in_the_next_chunk_is_marked_on_the_chunk_before(resources: Resources) -> None:
+    """A table longer than a chunk goes on in the next under its header row again; the chunk it
+    goes on from says so (table_goes_on), the last part and every other chunk do not."""
+    header = "| Model | Price | Weight | Noise |\n|---|---|---|---|"
+    rows = "\n".join(f"| Brio {i} | ${100 + i} | {1 + i / 10:.1f} kg | {70 - i} dB |" for i in range(24))
+    text = f"# Brio grinders\n\nAll models.\n\n{header}\n{rows}\n\n## Buying advice\n\nThe Brio 3 suits most kitchens."
+    chunks = _chunker(resources, 120, 16).chunk(text)
+    parts = [c for c in chunks if "| Model | Price |" in c.text]
+    assert len(parts) >= 3, [c.text[:60] for c in chunks]
+    assert [c.table_goes_on for c in parts] == [True] * (len(parts) - 1) + [False]
+    assert not any(c.table_goes_on for c in chunks if c not in parts)
+    assert all(c.text.startswith("| Model | Price |") for c in parts[1:])
+    # a table that fits one chunk does not go on
+    assert not any(
+        c.table_goes_on
+        for c in _chunker(resources, 256, 16).chunk(f"{header}\n| Brio 1 | $1 | 1 kg | 1 dB |")
+    )

@@ -6,10 +6,14 @@ from core.query.entities import (
     conflicts,
     entities,
     family_named,
+    heading_entities,
     is_entity,
     matches,
     question_entities,
+    recased,
     siblings,
+    small_names,
+    subject_entities,
     without_entities,
 )
 
@@ -22,9 +26,18 @@ def test_model_codes_versions_and_camel_case_names_are_entities() -> None:
 
 
 def test_question_entities_join_a_name_split_by_a_space() -> None:
-    assert question_entities("What is the range of the Kestrel K7?") >= {"k7", "kestrelk7"}
+    assert question_entities("What is the range of the Kestrel K7?") >= {"k7", "kestrelk7", "kestrel k7"}
     assert question_entities("Who won the war in 1973?") == set()
-    assert entities("Kestrel K7 vs K5") == {"k7", "k5"}
+    # a code after a capitalised word is also a model of that word's family ("kestrel k7"), so the
+    # Nib X3 is a sibling of the Nib 30 (its code alone, "x3", is of another family)
+    assert entities("Kestrel K7 vs K5") == {"k7", "kestrel k7", "k5"}
+    assert siblings({"nib30"}, entities("Nib X3: 300 dpi")) == {"nib x3"}
+    assert siblings(question_entities("How heavy is the Nib X3?"), entities("Nib 30: 1.2 kg")) == {"nib30"}
+    assert matches({"x3"}, {"nib x3"}) and matches({"nibx3"}, {"x3"})
+    # not after a framing word, a sentence's article or a word that labels a code, nor a part's
+    # code after its brand ("Kestrel BP-20", "Kestrel F10 filter")
+    assert entities("The X3, Model X3, Table A2 and Press X3") == {"x3", "a2"}
+    assert entities("With the Kestrel BP-20 battery and the Kestrel F10 filter") == {"bp20", "f10"}
 
 
 def test_a_name_and_its_number_written_apart_are_one_model() -> None:
@@ -50,14 +63,21 @@ def test_a_name_and_its_number_written_apart_are_one_model() -> None:
 
 
 def test_a_variant_written_after_a_code_is_another_model() -> None:
-    assert entities("Vela C3 Plus, Vela C3 and the C2+") == {"c3plus", "c3", "c2plus"}
-    assert question_entities("How heavy is the Vela C3 Plus?") == {"c3plus", "velac3plus"}
+    assert entities("Vela C3 Plus, Vela C3 and the C2+") == {
+        "c3plus",
+        "c3",
+        "c2plus",
+        "vela c3plus",
+        "vela c3",
+    }
+    assert question_entities("How heavy is the Vela C3 Plus?") == {"c3plus", "velac3plus", "vela c3plus"}
     assert siblings({"c3"}, {"c3plus"}) == {"c3plus"} and siblings({"c3plus"}, {"c3"}) == {"c3"}
     assert conflicts({"c3"}, {"c3plus"}, set()) == {"c3plus"}  # under the C3 Plus's heading
-    assert entities("Kestrel K7 Pro User Manual") == {"k7pro"} and entities("K7 PRO Max") == {"k7promax"}
+    assert entities("Kestrel K7 Pro User Manual") == {"k7pro", "kestrel k7pro"}
+    assert entities("K7 PRO Max") == {"k7promax"}
     # a lower-case word, a line break, "Max" opening a label, a compound, a version's "or later": no variant
     assert entities("the K7 max speed") == {"k7"}
-    assert entities("| Harrier H9 |\nMax speed") == {"h9"}
+    assert entities("| Harrier H9 |\nMax speed") == {"h9", "harrier h9"}
     assert entities("- K7 Max speed: 72 km/h") == {"k7"} and entities("K7 Mini-USB port") == {"k7"}
     assert entities("needs firmware 4.2.0+ on the K7+K5") == {"4.2.0", "k7", "k5"}
 
@@ -86,7 +106,7 @@ def test_a_unit_naming_one_asked_thing_and_only_a_sibling_of_another_is_the_sibl
     """ "CarePlus for Harrier H7" names the asked CarePlus, but of the asked H9's family only the H7."""
     wanted = set(question_entities("How much does CarePlus cost per year for the Harrier H9?"))
     row = entities("CarePlus for Harrier H7 — Price per year: $79")
-    assert conflicts(wanted, row, row) == {"h7"}
+    assert conflicts(wanted, row, row) == {"h7", "harrier h7"}
     row = entities("CarePlus for Harrier H9 — Price per year: $129")
     assert conflicts(wanted, row, row) == set()
     both = entities("CarePlus costs $79 for the H7 and $129 for the H9")
@@ -194,3 +214,39 @@ def test_a_list_going_on_after_a_name_and_its_number_names_that_familys_models()
         assert entities(text) == {"kestrel5"}, text
     assert without_entities("Kestrel 5, 5 Plus and Pet") == " ,   and Pet"
     assert question_entities("How do I pair a Kestrel 5 Plus?") == {"kestrel5plus"}
+
+
+def test_a_heading_naming_a_model_to_compare_against_stands_for_none() -> None:
+    """ "Differences from the Nib 3" on the Nib 3 Plus's page is about the Nib 3 Plus: the model it
+    compares against is no subject of the units under it (the page's title gives their scope)."""
+    for heading in ("Differences from the Nib 3", "WHAT IS DIFFERENT FROM THE KESTREL 5",
+                    "How it differs from the K5", "Compared with the K5", "Faster than the K5"):  # fmt: skip
+        assert heading_entities(heading) == set(), heading
+    assert heading_entities("Kestrel 50 vs Kestrel 5") == {"kestrel50", "kestrel5"}  # about both
+    assert heading_entities("Nib 30 and Nib 3 Plus") == {"nib30", "nib3plus"}
+
+
+def test_a_model_written_in_lower_case_is_the_one_the_documents_name() -> None:
+    known = {"nib30", "nib3plus", "kestrel5"}
+    assert small_names("how heavy is the nib 30?", lambda: known) == {"nib30"}
+    assert small_names("does the nib 3 plus have wifi", lambda: known) == {"nib3plus"}
+    # a word and a number the documents name no model by: no name
+    assert small_names("can i print 50 labels in 30 minutes", lambda: known) == set()
+    texts = ["Resolution — Nib 30: 203 dpi", "The Nib 3 Plus adds Wi-Fi"]
+    assert recased("what's the resolution of the nib 30", texts) == "what's the resolution of the Nib 30"
+    assert recased("does the nib 3 plus have wifi", texts) == "does the Nib 3 Plus have wifi"
+    assert recased("does the nib 4 have wifi", texts) == "does the nib 4 have wifi"
+    # a question naming a model as the rule reads names is left as it is
+    assert (
+        recased("Is the Nib 30 lighter than the nib 3 plus?", texts)
+        == "Is the Nib 30 lighter than the nib 3 plus?"
+    )
+
+
+def test_a_model_another_is_measured_against_is_no_subject_of_the_text() -> None:
+    assert subject_entities("Print speed: 25 mm/s, 5 mm/s faster than the Nib 3") == set()
+    assert subject_entities("Battery: twice the battery capacity of the Nib 3, good for 650 labels") == set()
+    assert subject_entities("The K7 is lighter than the K5") == {"k7"}
+    assert subject_entities("Charging: a full charge takes half an hour longer than on the Nib 3") == set()
+    assert subject_entities("Unlike the K5, the K7 folds flat") == {"k7"}
+    assert subject_entities("Fits: Kestrel 5, 5 Plus and 50") == {"kestrel5", "kestrel5plus", "kestrel50"}

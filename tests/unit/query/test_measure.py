@@ -29,6 +29,11 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
         # a duration counted in a kind of day or hour
         "How long does a K7 repair take?": ("Repairs take 14 business days.", "Repairs are free."),
         "How long does K7 shipping take?": ("It ships in 3 working-days.", "It ships by courier."),
+        # a printer's or a screen's resolution in dots or pixels per inch
+        "What's the resolution of the K7?": (
+            "The print engine is direct thermal at 203 dpi.",
+            "It prints at 60 mm/s.",
+        ),
     }
     for question, (stating, other) in cases.items():
         got = measured(question, [stating, other])
