@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from core.answer.evidence import Evidence, Scored, fact_key, initials
 from core.answer.refusal import WordCounts, rarity_weights
 from core.query.attribute import names
-from core.query.measure import asked_measures, unit_pattern
+from core.query.measure import asked_measures, measure_heads, unit_pattern
 from core.scoring import acronyms_of, spelled_out
 from core.stems import STEMMER
 from core.text import ATTRIBUTE_OF, content_words
@@ -94,6 +94,7 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
     # the verb of "Does the T1 support geofencing?" frames its object ("What safety measures does
     # the ArmX3 have?" asks for "measures")
     verbs = _HAVING_VERBS if _YES_NO.search(ev.question) else frozenset()
+    verbs |= measure_heads(ev.question).keys()  # nor "power" of "suction power": its suction is asked
     words = [
         w
         for w in content_words(ev.question)

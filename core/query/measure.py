@@ -94,10 +94,21 @@ _HOW_LONG_VERB = re.compile(
 )
 
 _BATTERY = re.compile(r"\bbatter(?:y|ies)\b")
+# a noun that only says "how much of it" after a word asking a measure ("suction power", "noise
+# level"): the compound asks that word's measure, not a power in watts
+_HEAD_OF_A_MEASURE = re.compile(r"\b([a-z]+)\s+(power|strength|force|level|rating)\b")
 _SIZE = frozenset("size big bigger large larger".split())
 _HOW_MUCH_IS = re.compile(
     r"\bhow much (?:is|are|was|were|would|will) (?:a|an|the|one|it|they|this|that|these|those)\b"
 )
+
+
+def measure_heads(question: str) -> dict[str, str]:
+    """The nouns that only say "how much" after a word asking a measure → that word ("suction
+    power" → "suction"): the compound asks the word's measure, and the noun names no attribute."""
+    return {
+        m.group(2): m.group(1) for m in _HEAD_OF_A_MEASURE.finditer(question.lower()) if m.group(1) in _ASKS
+    }
 
 
 def unit_pattern(measure: str) -> str:
@@ -115,6 +126,8 @@ def asked_measures(question: str) -> dict[str, tuple[re.Pattern[str], int]]:
         found |= {"long": ("duration",), verb.group(1): ("duration",)}
     if _BATTERY.search(lowered):  # a battery's size is its capacity ("How big is the battery?")
         found |= {w: (*found[w], "energy") for w in found.keys() & _SIZE}
+    for head, word in measure_heads(question).items():  # "suction power": a suction, stated in Pa
+        found[head] = _ASKS[word]
     if not found and _HOW_MUCH_IS.search(lowered):  # "How much is the H7?": its price
         found = {"much": ("money",)}
     return {w: (re.compile("|".join(_MEASURE[m] for m in ms)), len(ms)) for w, ms in found.items()}

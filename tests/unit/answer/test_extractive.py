@@ -1948,3 +1948,17 @@ def test_a_model_the_question_writes_in_lower_case_is_asked(scorer: SentenceScor
     table = "# Compare\n\n| Spec | Nib 3 | Nib 30 |\n|---|---|---|\n| Weight | 410 g | 1.2 kg |\n| Price | $79 | $149 |"
     text = ask("how heavy is the nib 30", "factual", scorer, [entry("compare.md", table)])
     assert "1.2 kg" in text and "410 g" not in text, text
+
+
+def test_a_measure_asked_in_a_compound_is_not_missing_its_head_word(scorer: SentenceScorer) -> None:
+    """Found on a vacuum corpus: "What's the suction power on the Kestrel 5 Plus?" was refused, no
+    passage about it mentioning "power"; its spec row states the suction in Pa."""
+    page = "# Kestrel 5 Plus\n\n## Specifications\n\n- Suction: 3,000 Pa\n- Runtime: 110 min\n- Price: $499\n"
+    counts = (30, {"suction": 4, "power": 6, "kestrel": 20, "5": 10, "plus": 5, "runtime": 4, "motor": 3})
+    d = extractive_answer("What's the suction power on the Kestrel 5 Plus?", [entry("k5plus.md", page)], scorer,
+                          REFUSAL, 0.25, counts=counts)  # fmt: skip
+    assert not d.refused and "3,000 Pa" in d.text, d
+    # a power the page does not state in watts is still missing ("motor power": no measure word)
+    d = extractive_answer("What's the motor power of the Kestrel 5 Plus?", [entry("k5plus.md", page)], scorer,
+                          REFUSAL, 0.25, counts=counts)  # fmt: skip
+    assert d.refused, d

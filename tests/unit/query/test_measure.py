@@ -34,6 +34,8 @@ def test_a_word_asking_for_a_measure_is_met_by_a_value_in_its_units() -> None:
             "The print engine is direct thermal at 203 dpi.",
             "It prints at 60 mm/s.",
         ),
+        # a compound whose head only says "how much": "suction power" is a suction, in Pa
+        "What's the suction power of the K7?": ("Suction: 3,000 Pa", "Motor: 40 W"),
     }
     for question, (stating, other) in cases.items():
         got = measured(question, [stating, other])
