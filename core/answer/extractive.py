@@ -23,7 +23,7 @@ from core.answer.refusal import WordCounts, rarity
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
 from core.query.classify import asked_action, asks_how_to
-from core.query.entities import entities, family, matches, siblings, without_entities
+from core.query.entities import entities, family, matches, one_per_model, siblings, without_entities
 from core.query.unknown_names import unknown_names
 from core.scoring import SentenceScorer
 from core.stems import STEMMER
@@ -88,7 +88,7 @@ def answer_from_scored(
     usable = [x for x in ev.units if not x.conflict]
     others = _only_siblings(ev) if may_refuse else []
     if others:  # "Rover M2" asked, only "Rover M1" in the evidence: its facts are not the M2's
-        why = f"the injected evidence names {', '.join(_one_each(others))}, never what the question names"
+        why = f"the injected evidence names {', '.join(one_per_model(others))}, never what the question names"
         return Draft(refusal, (), True, why)
     if may_refuse and _never_named(ev):  # "How long does the iPhone 15 battery last?" of headphones
         why = f"no injected passage names {' or '.join(names(ev.question)) or 'what the question names'}"
@@ -100,9 +100,7 @@ def answer_from_scored(
         why = "no usable sentence in the injected context"
         if ev.units:
             others = sorted({o for x in ev.units for o in x.conflict})
-            why = (
-                f"the injected evidence is about {', '.join(_one_each(others))}, not what the question names"
-            )
+            why = f"the injected evidence is about {', '.join(one_per_model(others))}, not what the question names"
         return Draft(refusal, (), True, why)
     best = max(x.score for x in usable)
     if may_refuse and best < min_score:
@@ -122,15 +120,6 @@ def answer_from_scored(
     floor = min_score if may_refuse else 0.0
     text, labels = top or _by_type(ev, usable, floor)
     return Draft(text, labels, False, "", best)
-
-
-def _one_each(names: Sequence[str]) -> list[str]:
-    """The names, one per model, the longest of its spellings ("nib x3", not also "x3")."""
-    out: list[str] = []
-    for name in sorted(set(names), key=len, reverse=True):
-        if not any(matches({name.replace(" ", "")}, {o.replace(" ", "")}) for o in out):
-            out.append(name)
-    return sorted(out)
 
 
 def _only_siblings(ev: Evidence) -> list[str]:

@@ -198,8 +198,6 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     keyed = [x for x in every if _keyed([x.key], ask.attribute, also)]
     kind = STEMMER.stem_set(_compared(question, ask))
     named = bool(kind) and any(kind <= _stems(n) for x in keyed for n in x.names)
-    # a series of one name compares nothing (a model's own spec table, whose heading may well say
-    # "mower"): it must not win over the comparison table for "Which mower has the longest run time?"
     # a table or a comparison headed by what the question compares and by no one model ("Compare
     # Lumo e-readers", not "Verda M3 — robot lawn mower" nor a "Robot vacuum buying guide") says
     # where its values stand, injected in part or not: a table that does not say it (the
@@ -210,6 +208,8 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
         and (x.unit.kind == "row" or _COMPARING.search(" ".join(x.unit.path)))
         for x in usable
     )
+    # a series of one name compares nothing (a model's own spec table, whose heading may well say
+    # "mower"): it must not win over the comparison table for "Which mower has the longest run time?"
     fits = [
         (f, x)
         for x in keyed
@@ -241,7 +241,8 @@ def answer(question: str, usable: Sequence[Scored]) -> tuple[str, tuple[str, ...
     return "\n".join([*lines, f"- **{ask.word}**: {cite(f'{best[0]} ({best[1]})', x.label)}"]), (x.label,)
 
 
-_COMPARING = re.compile(r"\b(?:compar\w*|vs\.?|versus|line-?up|at a glance)\b", re.I)  # a heading's
+# a heading that compares ("Compare Lumo e-readers", "Kestrel range at a glance")
+_COMPARING = re.compile(r"\b(?:compar\w*|vs\.?|versus|line-?up|at a glance)\b", re.I)
 _TableKey = tuple[str, int, tuple[str, ...], tuple[int, ...]]
 
 

@@ -147,7 +147,6 @@ _PART_AFTER = re.compile(
     r"|chargers?|cases?|docks?|stations?|brush(?:es)?|pads?|covers?|mounts?|stands?|lenses|lens|parts?|spares?)\b",
     re.I,
 )
-_NOT_BEFORE_A_CODE = frozenset("model models series new code part sku ref report document".split())
 
 
 def _family_before(text: str, m: re.Match[str]) -> str | None:
@@ -156,7 +155,7 @@ def _family_before(text: str, m: re.Match[str]) -> str | None:
         return None
     before = _FAMILY_BEFORE.search(text, max(0, m.start() - 40), m.start())
     word = before.group(1) if before else ""
-    return word if word and word.lower() not in _NOT_FAMILIES | _NOT_BEFORE_A_CODE else None
+    return word if word and word.lower() not in _NOT_BEFORE_A_CODE else None
 
 
 # a capitalised word and variant words after it, no number, variant word or other capitalised word
@@ -192,6 +191,10 @@ def _variant_named(text: str) -> list[tuple[int, int, str]]:
 _NOT_FAMILIES = _NOT_NAMES | frozenset(
     "try tap click upgrade unlock enable disable activate turn switch using getting contact dear hi "
     "hello thanks large small medium extra".split()
+)
+# framing words and words that label a code ("Model X3", "Table A2", "Report P-2626")
+_NOT_BEFORE_A_CODE = _NOT_FAMILIES | frozenset(
+    "model models series new code part sku ref report document".split()
 )
 _VARIANT_ONLY = re.compile(_VARIANT_WORD)
 # what a variant word names when one of these follows: a mode, a plan, a feature, its users
@@ -413,6 +416,16 @@ def matches(wanted: Iterable[str], found: Iterable[str]) -> bool:
 
 def _digits(token: str) -> str:
     return "".join(ch for ch in token if ch.isdigit())
+
+
+def one_per_model(names: Iterable[str]) -> list[str]:
+    """The names, one per model: the longest of its spellings ("nib x3", not also "x3" or "nibx3"),
+    a name another matches, its spaces aside, being that one."""
+    out: list[str] = []
+    for name in sorted(set(names), key=len, reverse=True):
+        if not any(matches({name.replace(" ", "")}, {o.replace(" ", "")}) for o in out):
+            out.append(name)
+    return sorted(out)
 
 
 def siblings(wanted: Iterable[str], found: Iterable[str]) -> set[str]:

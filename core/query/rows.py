@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from core.query.entities import matches
+from core.query.entities import one_per_model
 
 _WHICH = re.compile(r"^\W*which\b", re.I)
 
@@ -21,13 +21,4 @@ def reads_rows(question: str, superlative: bool, named: Iterable[str]) -> bool:
     """The question asks a superlative (superlative: core/answer/superlative.asked found one),
     starts with "which", or names two or more things (named: the entities it names, a model's
     spellings counted once: "k7", "kestrelk7" and "kestrel k7" are one)."""
-    return superlative or bool(_WHICH.search(question)) or len(distinct(named)) >= 2
-
-
-def distinct(named: Iterable[str]) -> list[str]:
-    """The names, one per model: a name another longer one matches, its spaces aside, is that one."""
-    out: list[str] = []
-    for name in sorted({n.replace(" ", "") for n in named}, key=len, reverse=True):
-        if not matches(out, {name}):
-            out.append(name)
-    return out
+    return superlative or bool(_WHICH.search(question)) or len(one_per_model(named)) >= 2

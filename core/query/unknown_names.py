@@ -26,9 +26,9 @@ from core.text import content_words
 
 # a word starting with a letter, not inside a code or a number ("WH" of "WH-1000XM5" is one)
 _TOKEN = re.compile(r"(?<![\w])[A-Za-z][\w]*")
+_IN_A_NAME = re.compile(r"[ \u00a0]+(?:\d(?:[\d.,]*\d)?[ \u00a0]+)?$")  # "Kobo Clara", "DDA 7.5 dosing"
 # the words before a name of a thing of a kind, one of several or compared ("a Kobo Clara", "my
 # PS5", "than a Roborock S8", "vs Roborock")
-_IN_A_NAME = re.compile(r"[ \u00a0]+(?:\d(?:[\d.,]*\d)?[ \u00a0]+)?$")  # "Kobo Clara", "DDA 7.5 dosing"
 _BEFORE_A_THING = frozenset("a an my our your his her their than vs versus".split())
 
 

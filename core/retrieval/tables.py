@@ -48,7 +48,7 @@ def with_table_parts(
         if not new:
             continue
         done += 1
-        scored = {x.chunk.id: x for x in score([p for p in new])}
+        scored = {x.chunk.id: x for x in score(new)}
         at = out.index(c)
         chain = [scored[p.chunk.id] for p in before if p.chunk.id in scored]
         chain += [c] + [scored[p.chunk.id] for p in after if p.chunk.id in scored]
