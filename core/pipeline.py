@@ -137,7 +137,10 @@ class Pipeline:
         if baseline or s.packing == "units" or not named:
             found = retriever.search(query, k, s.retrieval_mode, s.rrf_k)
         else:
-            found = with_asked_pages(retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k), query, k)
+            found = with_asked_pages(
+                retriever.search(query, 2 * k, s.retrieval_mode, s.rrf_k), query, k,
+                lambda: retriever.search(query, 3 * k, s.retrieval_mode, s.rrf_k),
+            )  # fmt: skip
         if baseline or not reads_rows(query, superlative.asked(query) is not None, named):
             return found
         return retriever.with_table_parts(found, query)  # a table split between chunks is read whole
@@ -172,7 +175,7 @@ class Pipeline:
         s = self.settings
         return refusal.decide(
             found.top_score, built.context.tokens, s.refusal_tau, s.min_context_tokens,
-            built.overlap, s.refusal_min_overlap, s.min_score, built.overlap_plain,
+            built.overlap, s.refusal_min_overlap, s.min_score, built.overlap_plain, built.unheld,
         )  # fmt: skip
 
     def answer(

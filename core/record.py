@@ -71,6 +71,7 @@ def _context_part(
         "top_score": found.top_score,
         "evidence_overlap": built.overlap,
         "evidence_overlap_plain": built.overlap_plain,
+        "evidence_unheld": list(built.unheld),
         "knowledge_budget": built.knowledge_budget,
         "prompt_limit": s.prompt_limit,
         "context_tokens": context.tokens,

@@ -9,7 +9,9 @@ related), `related` (the answer is the related-sources answer, still refused) an
 (the prompt tokens a strict refusal did not send: the built prompt's total when the refusal rule
 refused in `refuse` mode, else 0). Records without them read as refuse mode, nothing saved.
 Version 5: `evidence_overlap` is the smaller of the plain and the rarity-weighted overlap (the
-value the refusal rule reads) and `evidence_overlap_plain` the plain one; before, they were one."""
+value the refusal rule reads) and `evidence_overlap_plain` the plain one; before, they were one.
+Version 6: `evidence_unheld`, the names the question writes that no injected passage holds (the
+refusal rule lets no such question through by its overlap); records without it have none."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from typing import Any, NotRequired, TypedDict
 
 log = logging.getLogger(__name__)
 
-TRACE_VERSION = 5
+TRACE_VERSION = 6
 
 
 class LedgerRow(TypedDict):
@@ -80,6 +82,7 @@ class TraceRecord(TypedDict, total=False):
     top_score: float | None
     evidence_overlap: float
     evidence_overlap_plain: NotRequired[float]  # since version 5
+    evidence_unheld: NotRequired[list[str]]  # since version 6
     knowledge_budget: int | None
     prompt_limit: int
     context_tokens: int

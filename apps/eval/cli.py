@@ -382,6 +382,7 @@ def write_sweep_rows(path: Path, rows: list[SweepRow]) -> None:
                 "top_score": r.top_score,
                 "context_tokens": r.context_tokens,
                 "overlap": r.overlap,
+                "unheld": r.unheld,
                 "by_ams": [[a, ref, ok] for a, (ref, ok) in sorted(r.by_ams.items())],
             }
             fh.write(json.dumps(obj) + "\n")
@@ -402,6 +403,7 @@ def read_sweep_rows(path: Path) -> list[SweepRow]:
                 int(o["context_tokens"]),
                 by_ams,
                 float(o["overlap"]) if "overlap" in o else None,
+                bool(o.get("unheld", False)),
             )
         )
     return rows

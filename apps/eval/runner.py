@@ -53,6 +53,7 @@ class SweepRow:
     # answer_min_similarity → (answerer refused, answer correct)
     by_ams: dict[float, tuple[bool, bool]]
     overlap: float | None = 0.0  # the refusal rule's query-word overlap (None: not recorded)
+    unheld: bool = False  # a name the question writes is held by no injected passage (the rule's)
 
 
 @dataclass
@@ -301,7 +302,7 @@ def run_dataset(
                 e.trace["top_score"], e.trace["context_tokens"],
                 configured.refusal_tau, configured.min_context_tokens,
                 e.trace["evidence_overlap"], configured.refusal_min_overlap, configured.min_score,
-                e.trace.get("evidence_overlap_plain"),
+                e.trace.get("evidence_overlap_plain"), e.trace.get("evidence_unheld", ()),
             )  # fmt: skip
             bearing = _gold_chunk_ids(q, b.trace)  # both setups retrieve the same chunks for a question
             base_recs.append(_record(q, b, "baseline", mode, configured.refusal_sentence, None, bearing))
@@ -318,6 +319,7 @@ def run_dataset(
                     int(e.trace["context_tokens"]),
                     by_ams,
                     float(e.trace["evidence_overlap"]),
+                    bool(e.trace.get("evidence_unheld")),
                 )
             )
             run.answerer_mismatches += 0 if same else 1

@@ -58,6 +58,7 @@ class _Arrays:
     top: np.ndarray
     ctx: np.ndarray
     overlap: np.ndarray
+    unheld: np.ndarray  # a name the question writes is held by no injected passage
     answerable: np.ndarray
     negative: np.ndarray  # unanswerable or oos
     oos: np.ndarray
@@ -71,6 +72,7 @@ def _arrays(rows: Sequence[SweepRow]) -> _Arrays:
         top=np.array([-1.0 if r.top_score is None else r.top_score for r in rows], dtype=float),
         ctx=np.array([r.context_tokens for r in rows], dtype=float),
         overlap=np.array([r.overlap for r in rows], dtype=float),
+        unheld=np.array([r.unheld for r in rows], dtype=bool),
         answerable=np.array([r.kind == "answerable" for r in rows]),
         negative=np.array([r.kind != "answerable" for r in rows]),
         oos=np.array([r.kind == "oos" for r in rows]),
@@ -84,8 +86,8 @@ def point(
 ) -> dict[str, float | None]:
     """Accuracy, refusal rates and balanced accuracy at one threshold setting."""
     # core.answer.refusal.decide: no evidence (no candidates or empty context), top < τ while the
-    # overlap < its minimum, context < min
-    weak = (arr.top < tau) & (arr.overlap < min_overlap)
+    # overlap < its minimum or a name of the question is unheld, context < min
+    weak = (arr.top < tau) & ((arr.overlap < min_overlap) | arr.unheld)
     rule = (arr.top < 0) | (arr.ctx <= 0) | weak | (arr.ctx < min_ctx)
     refused = rule | arr.ans_refused[ams]
     right = ~refused & arr.correct[ams]

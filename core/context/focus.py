@@ -13,7 +13,7 @@ stable partition of the ranking, recorded in the ledger's order."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core.answer import superlative
 from core.answer.absent import FRAMING
@@ -47,19 +47,41 @@ def title_entities(c: Candidate) -> set[str]:
     return entities(title) if title and title != stem else set()
 
 
-def with_asked_pages(wider: Sequence[Candidate], question: str, k: int) -> list[Candidate]:
+def with_asked_pages(
+    wider: Sequence[Candidate],
+    question: str,
+    k: int,
+    deeper: Callable[[], Sequence[Candidate]] | None = None,
+) -> list[Candidate]:
     """The top k of a deeper ranking, and for each chunk among them about only a sibling of the
-    asked model, the next chunk below k that stands under the asked model (its heading or title
-    names it): a sibling's pages cannot keep the asked model's own out of the candidates. When no
-    such chunk exists (a model the store does not document) the top k stay as they are, so the
-    refusal still reads the siblings' evidence."""
+    asked model, a chunk below k that stands under the asked model (its heading or title names it):
+    a sibling's pages cannot keep the asked model's own out of the candidates. When no such chunk
+    exists (a model the store does not document) the top k stay as they are, so the refusal still
+    reads the siblings' evidence. deeper: a still deeper ranking, read only when some chunk is about
+    a sibling, whose chunks under the asked model join those of wider (its top k may differ from
+    wider's: a fused ranking's order depends on its depth, so it only adds to the choice)."""
     top = list(wider[:k])
     wanted = question_entities(question)
     if not wanted:
         return top
     topic = _topic(question)
     away = sum(1 for c in top if _elsewhere(c, wanted, topic))
-    return top + [c for c in wider[k:] if matches(wanted, chunk_scope(c))][:away]
+    if not away:
+        return top
+    seen, own = {c.chunk.id for c in top}, []
+    for c in [*wider[k:], *(deeper() if deeper is not None else ())]:
+        if c.chunk.id not in seen and matches(wanted, chunk_scope(c)):
+            seen.add(c.chunk.id)
+            own.append(c)
+    # those holding more of what is asked first ("Weight: 31 kg" of the asked pump's page for "How
+    # much does the DX-200 weigh?", before its service guide), and when some hold any of it, only
+    # those (not the returns policy's "the 30-day test ride does not apply to the Vela 30" for how
+    # long the Vela 30 takes to charge); in the ranking's order else
+    asked = _topic(question, FRAMING) | {a for alias in _aliases(question).values() for a in alias}
+    held = {c.chunk.id: len(asked & STEMMER.stem_set(content_words(c.chunk.text))) for c in own}
+    if any(held.values()):
+        own = [c for c in own if held[c.chunk.id]]
+    return top + sorted(own, key=lambda c: -held[c.chunk.id])[:away]
 
 
 def _topic(question: str, framing: frozenset[str] = frozenset()) -> frozenset[str]:

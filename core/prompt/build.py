@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.answer.refusal import WordCounts, overlaps, rarity
+from core.answer.refusal import WordCounts, overlaps, rarity, unheld_names
 from core.answer.related import RELATED_SENTENCE
 from core.config import Settings
 from core.context.budget import Context
@@ -36,6 +36,7 @@ class BuiltPrompt:
     # its plain and rarity-weighted readings (the refusal rule's; core/answer/refusal.py)
     overlap_plain: float = 0.0  # the same share counted plainly
     counts: WordCounts | None = None  # the store's passage count and each query word's (None: unknown)
+    unheld: tuple[str, ...] = ()  # the query's names no injected entry holds (the refusal rule's)
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,11 @@ class PromptBuilder:
         )
         prompt = self._assemble(question, fixed, context, memory, history_msgs)
         # the blind baseline applies no refusal rule: its overlap is recorded plain
-        plain, weighted = overlaps(query, [e.injected_text for e in context.included], weights)
+        texts = [e.injected_text for e in context.included]
+        plain, weighted = overlaps(query, texts, weights)
         return BuiltPrompt(
             context, prompt, snippets, history_msgs, None if baseline else budget, min(plain, weighted), plain,
-            counts,
+            counts, () if baseline else tuple(unheld_names(query, texts)),
         )  # fmt: skip
 
     def word_counts(self, query: str) -> WordCounts | None:

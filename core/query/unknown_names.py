@@ -30,12 +30,12 @@ _IN_A_NAME = re.compile(r"[ \u00a0]+(?:\d(?:[\d.,]*\d)?[ \u00a0]+)?$")  # "Kobo 
 # the words before a name of a thing of a kind, one of several or compared ("a Kobo Clara", "my
 # PS5", "than a Roborock S8", "vs Roborock")
 _BEFORE_A_THING = frozenset("a an my our your his her their than vs versus".split())
+_SENTENCE_END = re.compile(r"[.!?:;]\s")  # what ends a sentence (or opens a new one) between two words
 
 
-def unknown_names(question: str, df: Mapping[str, int]) -> list[str]:
-    """The words, as the question writes them, of its names of things (a run of capitalised words
-    after one of _BEFORE_A_THING) that no passage of the store holds: df, how many passages hold
-    each of the question's content words (a word it does not count is held)."""
+def _cased(question: str) -> list[re.Match[str]]:
+    """The question's words when its capitals mark names (none when it is written in capitals or
+    in title case)."""
     matches = list(_TOKEN.finditer(question))
     tokens = [m.group() for m in matches]
     letters = [c for c in question if c.isalpha()]
@@ -44,6 +44,29 @@ def unknown_names(question: str, df: Mapping[str, int]) -> list[str]:
     inner = tokens[1:]
     if len(inner) >= 3 and sum(t[0].isupper() for t in inner) > len(inner) / 2:
         return []  # "How Do I Reset My Kestrel"
+    return matches
+
+
+def written_names(question: str) -> list[str]:
+    """The capitalised words of a question other than the first of a sentence ("Switzerland",
+    "Spirited", "Away"), as it writes them; none when its capitals do not mark names."""
+    matches = _cased(question)
+    return [
+        m.group()
+        for i, m in enumerate(matches)
+        if i > 0 and m.group()[0].isupper() and m.group() != "I"
+        and not _SENTENCE_END.search(question, matches[i - 1].end(), m.start())
+    ]  # fmt: skip
+
+
+def unknown_names(question: str, df: Mapping[str, int]) -> list[str]:
+    """The words, as the question writes them, of its names of things (a run of capitalised words
+    after one of _BEFORE_A_THING) that no passage of the store holds: df, how many passages hold
+    each of the question's content words (a word it does not count is held)."""
+    matches = _cased(question)
+    if not matches:
+        return []
+    tokens = [m.group() for m in matches]
     found: list[str] = []
     thing = False  # inside a run of capitalised words after a word before a thing
     for i, token in enumerate(tokens):

@@ -318,13 +318,15 @@ def test_sweep_math_and_recommendation() -> None:
     p = point(arr, 0.0, 300, 0.3)  # every context is under 300 tokens
     assert p["acc_answerable"] == 0.0 and p["refusal_negative"] == 1.0
     # the rule agrees with core.answer.refusal.decide, word-overlap rescue included
-    overlapped = [SweepRow(r.dataset, r.mode, r.kind, r.top_score, r.context_tokens, r.by_ams, ov)
-                  for r in rows for ov in (0.0, 0.4, 1.0)]  # fmt: skip
+    # and the names the evidence does not hold
+    overlapped = [SweepRow(r.dataset, r.mode, r.kind, r.top_score, r.context_tokens, r.by_ams, ov, un)
+                  for r in rows for ov in (0.0, 0.4, 1.0) for un in (False, True)]  # fmt: skip
     for r in overlapped:
         for tau, m, mo in ((0.3, 80, 1.0), (0.5, 0, 0.34), (0.5, 0, 0.5), (0.0, 250, 1.0)):
             single = point(_arrays([r]), tau, m, 0.3, mo)
             refused = (single["refusal_negative"] or single["false_refusal"] or 0.0) == 1.0
-            decided = refusal.decide(r.top_score, r.context_tokens, tau, m, r.overlap, mo)
+            unheld = ("Zurich",) if r.unheld else ()
+            decided = refusal.decide(r.top_score, r.context_tokens, tau, m, r.overlap, mo, unheld=unheld)
             assert refused == decided.refused, (r, tau, m, mo)
     # an overlap minimum of 0.34 lets the 0.35 answerable row (overlap 0.4) through at τ 0.5
     ov_rows = [SweepRow("d", "hybrid", "answerable", 0.35, 200, {0.3: (False, True)}, 0.4),
@@ -416,6 +418,7 @@ def test_post_hoc_refusal_equals_a_direct_run(tiny_store) -> None:  # noqa: ANN0
             d = refusal.decide(
                 b.trace["top_score"], b.trace["context_tokens"], tau, m,
                 b.trace["evidence_overlap"], configured.refusal_min_overlap,
+                unheld=b.trace["evidence_unheld"],
             )  # fmt: skip
             text = configured.refusal_sentence if d.refused else b.text
             assert (text, d.refused or b.refused) == (a.text, a.refused), (q, tau, m)

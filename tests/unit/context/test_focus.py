@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.context.focus import about_asked_first, continuations_follow
+from core.context.focus import about_asked_first, continuations_follow, with_asked_pages
 from core.types import Candidate, Chunk
 
 
@@ -20,6 +20,34 @@ def test_chunks_under_a_sibling_heading_go_last() -> None:
     order = about_asked_first([k7, neutral, k5], "How heavy is the K5?")
     assert [c.chunk.id for c in order] == ["c", "a", "b"]
     assert about_asked_first([k7, k5], "How heavy are drones?") == [k7, k5]  # no entity asked: unchanged
+
+
+def ids(candidates: list[Candidate]) -> list[str]:
+    return [c.chunk.id for c in candidates]
+
+
+def test_the_asked_models_pages_join_a_top_k_of_its_siblings_on_the_topic_first() -> None:
+    k5 = cand("k5", "- Weight: 1.9 kg", "k5.md", path="Kestrel K5 Drone › Specifications")
+    k3 = cand("k3", "- Weight: 1.1 kg", "k3.md", path="Kestrel K3 Drone › Specifications")
+    care = cand("care", "Register the K7 before its first flight.", "k7-care.md", title="Kestrel K7 care")
+    spec = cand("spec", "- Weight: 2.6 kg", "k7.md", 1, path="Kestrel K7 Drone › Mechanical")
+    other = cand("other", "Drones must be registered.", "rules.md")
+    asked = "How much does the K7 weigh?"
+    # two chunks of the top 2 are a sibling's: two of the asked model's join, those holding the
+    # asked word ("weigh" or the attribute it asks for, "weight") first and only those
+    assert ids(with_asked_pages([k5, k3, care, other, spec], asked, 2)) == ["k5", "k3", "spec"]
+    # a deeper ranking is read only when a sibling's chunk is in the top k, and adds to the choice
+    calls: list[int] = []
+
+    def deeper() -> list[Candidate]:
+        calls.append(1)
+        return [spec, k5]
+
+    assert ids(with_asked_pages([k5, k3, care, other], asked, 2, deeper)) == ["k5", "k3", "spec"]
+    assert ids(with_asked_pages([other, care, k5], asked, 2, deeper)) == ["other", "care"]
+    assert len(calls) == 1
+    # none of them holds the asked word: the asked model's chunks join in the ranking's order
+    assert ids(with_asked_pages([k5, k3, other, care], "Where is the K7 made?", 2)) == ["k5", "k3", "care"]
 
 
 def test_a_chunk_that_goes_on_into_the_asked_entitys_section_is_not_moved_last() -> None:

@@ -112,6 +112,35 @@ def test_the_rule_reads_the_overlap_it_is_given_and_shows_the_plain_one() -> Non
     )
 
 
+def test_the_overlap_lets_no_question_through_whose_name_the_evidence_does_not_hold() -> None:
+    from core.answer.refusal import unheld_names
+
+    q = "What is the currency of Switzerland?"
+    evidence = ["The paper currency of the Yuan was printed from 1260."]
+    assert unheld_names(q, evidence) == ["Switzerland"]
+    assert unheld_names(q, evidence + ["Zurich is in Switzerland."]) == []  # held by another passage
+    # a name of several words is unheld when one of its words is; a sentence's first word is no name
+    assert unheld_names("Who directed the film Spirited Away? Tell me.", ["a film that ran away"]) == [
+        "Spirited"
+    ]
+    assert unheld_names("Who was Margaret's husband?", ["Margaret married Malcolm III."]) == []
+    assert unheld_names("HOW MUCH IS THE NIB 3", ["anything"]) == []  # capitals mark no names
+    # an abbreviation the evidence writes out is held ("PO": the Presiding Officer), not in lower case
+    officer = ["varied by the Monarch on the proposal of the Presiding Officer"]
+    assert unheld_names("Who may change the date on the proposal of the PO?", officer) == []
+    assert unheld_names("What does the NHS pay?", ["the national health service"]) == ["NHS"]
+    # the overlap would let the question through; the unheld name does not
+    d = decide(0.2, 500, 0.34, 0, overlap=0.5, min_overlap=0.34, unheld=("Switzerland",))
+    assert d.refused and d.reason == "top score 0.200 < τ 0.34 and no injected passage holds “Switzerland”"
+    assert (
+        "the overlap would let it through, but no injected passage holds “Switzerland”" in d.checks[1].detail
+    )
+    # a score at τ needs no overlap, and a low overlap is the reason whatever the names
+    assert not decide(0.4, 500, 0.34, 0, overlap=0.5, min_overlap=0.34, unheld=("Switzerland",)).refused
+    low = decide(0.2, 500, 0.34, 0, overlap=0.2, min_overlap=0.34, unheld=("Switzerland",))
+    assert low.refused and "overlap 0.20 < 0.34" in low.reason
+
+
 def test_templates_file_loads_and_fills() -> None:
     t = load_templates(TEMPLATES)
     assert "I don't know." in t.system_prompt("I don't know.")
