@@ -4,6 +4,7 @@ entities it is about when the question names one)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Mapping, Sequence
@@ -26,11 +27,13 @@ from core.query.entities import (
     heading_entities,
     matches,
     question_entities,
+    question_family_names,
     siblings,
     small_names,
     spans,
     subject_entities,
     written,
+    written_in,
 )
 from core.query.measure import measured
 from core.query.parts import parts_for
@@ -115,7 +118,7 @@ def score_units(
     for n, e in enumerate(entries):
         if n not in parsed_of:  # quarantined: none of a flagged passage's sentences is ever quoted
             continue
-        title_scope = _title_scope(e, parsed_of[n])
+        title_scope = _title_scope(e, parsed_of[n], wanted)
         parsed = [*(before := starts[n][1]), *parsed_of[n]]  # before: the lead-in it goes on from
         for i, u in enumerate(parsed[len(before) :], len(before)):
             usable = _usable(u, question) or (lead_ins and _leads(parsed, i, question))
@@ -131,7 +134,7 @@ def score_units(
             from_start = e.fate in (Fate.KEPT, Fate.TRUNCATED)
             referents.append(_antecedent(parsed, i, e.title, from_start) if wanted else Referent())
             arounds.append(
-                frozenset(title_scope.union(known[e.source], under, *(entities(h) for h in u.path)))
+                frozenset(title_scope.union(known[e.source], under, *(_names_in(h, wanted) for h in u.path)))
             )
             places.append((starts[n][0] + u.position, _closes(e, u, parsed)))
             if u.kind == "item":
@@ -226,7 +229,14 @@ def _clashes(
     said = STEMMER.stem_set(content_words(question)) if own and wanted else None
     return [
         frozenset(
-            conflicts(set(wanted), scope, subject_entities(text) | referent.names, around, own, subjects)
+            conflicts(
+                set(wanted),
+                scope,
+                subject_entities(text) | written_in(text, wanted) | referent.names,
+                around,
+                own,
+                subjects,
+            )
         )
         | (_other_subject(u, wanted, said) if said is not None else frozenset())
         for (u, text, _, scope, _), around, referent in zip(pool, arounds, referents, strict=True)
@@ -348,13 +358,13 @@ _DOCUMENT_WORDS = frozenset(
 _TITLE_END = re.compile(r"[ \u00a0]+[-–—:|][ \u00a0]+|:")
 
 
-def _title_scope(e: LedgerEntry, units: Sequence[Unit]) -> set[str]:
-    """The entities of the entry's document title (none when the title is only the file's name);
-    for a title naming a model without a digit, the model when a heading of the page compares it
-    with one of its family ("KESTREL PET - PRODUCT SHEET" under "What is different from the Kestrel
-    5": the Kestrel Pet)."""
+def _title_scope(e: LedgerEntry, units: Sequence[Unit], wanted: frozenset[str] = frozenset()) -> set[str]:
+    """The entities of the entry's document title (none when the title is only the file's name) and
+    the asked names without a digit it writes; for a title naming a model without a digit, the model
+    when a heading of the page compares it with one of its family ("KESTREL PET - PRODUCT SHEET"
+    under "What is different from the Kestrel 5": the Kestrel Pet)."""
     title = e.title if e.title and e.title != _stem(e.source) else ""
-    found = entities(title)
+    found = _names_in(title, wanted)
     if found or not title:
         return found
     name = _TITLE_END.split(title, 1)[0].split()
@@ -368,18 +378,47 @@ def _wanted(
     question: str, entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]
 ) -> frozenset[str]:
     """The entities the question names: as the name rule reads them, else those it writes in lower
-    case that the injected evidence names ("the nib 30": in its titles, headings and units)."""
+    case that the injected evidence names ("the nib 30": in its titles, headings and units), else
+    the names without a digit it writes that the evidence gives as models of a family it names
+    (_given_models: "the Vela Cargo" beside the Vela 3)."""
     named = question_entities(question)
     if named:
         return frozenset(named)
 
+    @functools.cache
     def known() -> set[str]:
         texts = [e.title for e in entries] + [
             " › ".join((*u.path, u.text)) for us in parsed_of.values() for u in us
         ]
         return set().union(*map(entities, texts))
 
-    return frozenset(small_names(question, known))
+    small = small_names(question, known)
+    if small:
+        return frozenset(small)
+    asked = question_family_names(question, known()) if _NAME_WITHOUT_DIGIT_HINT.search(question) else set()
+    return frozenset(asked & _given_models(asked, entries, parsed_of)) if asked else frozenset()
+
+
+_NAME_WITHOUT_DIGIT_HINT = re.compile(r"[A-Za-z] [A-Z]")  # two words, the second capitalised
+
+
+def _given_models(
+    asked: set[str], entries: Sequence[LedgerEntry], parsed_of: dict[int, list[Unit]]
+) -> set[str]:
+    """Those of the asked names without a digit the evidence gives as a model: a document titled by
+    the name alone ("Vela Cargo", "KESTREL PET - PRODUCT SHEET"), or a table's column or row headed
+    by it (a lineup: "| | Vela 3 | Vela Cargo |"); not a name written only in passing or as part of
+    another ("Kestrel Care Plans", "Kestrel Guard subscription")."""
+    cells = [_TITLE_END.split(e.title, 1)[0] for e in entries if e.title]
+    cells += [
+        c for us in parsed_of.values() for u in us if u.kind == "row" for c in (*u.header, *u.cells[:1])
+    ]
+    return {n for c in cells if c.strip() for n in family_named(c, asked) & asked}
+
+
+def _names_in(text: str, wanted: frozenset[str]) -> set[str]:
+    """The text's entities and the asked names without a digit it writes (entities.written_in)."""
+    return entities(text) | written_in(text, wanted)
 
 
 def _same_table(before: Sequence[Unit], after: Sequence[Unit]) -> bool:
@@ -573,7 +612,7 @@ def _narrow(
     (seeks: it asks "which …") and that model is not one the question names ("Firmware 4.2.0 — Fixed
     … on the ArmX3" for "Which firmware fixed the ArmX3's brake?")."""
     if u.kind == "row":
-        columns = {i: entities(h) for i, h in enumerate(u.header) if i and entities(h)}
+        columns = {i: found for i, h in enumerate(u.header) if i and (found := _names_in(h, wanted))}
         if columns:
             asked = [i for i, ents in columns.items() if matches(wanted, ents)]
             if asked:
@@ -594,7 +633,8 @@ def _narrow(
             narrowed = asked_part(u.text, question)
     text = narrowed or u.text
     for heading in reversed(u.path):
-        found = heading_entities(heading)  # not "Differences from the Nib 3": the page's model
+        # not "Differences from the Nib 3": the page's model
+        found = heading_entities(heading) | written_in(heading, wanted)
         if found:
             # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
             # and any unit under a named heading answers a question that seeks the name

@@ -396,6 +396,35 @@ def family_named(name: str, wanted: Iterable[str]) -> set[str]:
     return {first + " " + "".join(w.lower() for w in words[1:])}
 
 
+def question_family_names(question: str, known: Iterable[str]) -> set[str]:
+    """The names without a digit the question writes (a capitalised run of two to four words, a
+    suffix of it from a family's word on) that family_named reads as of a family known names
+    ("the Vela Cargo" → "vela cargo" when the documents name the Vela 3)."""
+    known = set(known)
+    found: set[str] = set()
+    for m in _NAME_WITHOUT_DIGIT.finditer(question):
+        words = m.group().split()
+        found |= next(
+            (f for i in range(len(words) - 1) if (f := family_named(" ".join(words[i:]), known))), set()
+        )
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _written(name: str) -> re.Pattern[str]:
+    first, rest = name.split(" ", 1)
+    letters = r"[ \u00a0-]?".join(map(re.escape, rest))  # "budspro": "Buds Pro", "Buds-Pro"
+    return re.compile(rf"(?<![\w-]){re.escape(first)}[ \u00a0-]+{letters}(?![\w-])", re.I)
+
+
+def written_in(text: str, names: Iterable[str]) -> set[str]:
+    """The names without a digit (as family_named writes them: "vela cargo", "aria budspro") that
+    the text writes, in any case ("the Vela Cargo's rack", "VELA CARGO — PRODUCT SHEET"), which
+    entities() does not read: such a name is a model only where the question and the documents make
+    it one (core/answer/evidence.py)."""
+    return {n for n in names if " " in n and not _HAS_DIGIT.search(n) and _written(n).search(text)}
+
+
 def family(token: str) -> str:
     """The letters before the first digit: "armx2" and "armx3" are one family, "g5" another."""
     m = re.match(r"[a-z]*", token)

@@ -1962,3 +1962,41 @@ def test_a_measure_asked_in_a_compound_is_not_missing_its_head_word(scorer: Sent
     d = extractive_answer("What's the motor power of the Kestrel 5 Plus?", [entry("k5plus.md", page)], scorer,
                           REFUSAL, 0.25, counts=counts)  # fmt: skip
     assert d.refused, d
+
+
+KESTREL_SCOUT = """# Kestrel Scout
+
+The Scout is the folding drone of the Kestrel range, made for hikers.
+
+## Specifications
+
+- Flight time: 22 minutes
+- Weight: 0.9 kg"""
+
+SCOUT_LINEUP = """# Kestrel drones compared
+
+| Feature | Kestrel K5 | Kestrel K7 | Kestrel Scout |
+|---|---|---|---|
+| Flight time | 28 minutes | 41 minutes | 22 minutes |
+| Weight | 1.9 kg | 2.6 kg | 0.9 kg |"""
+
+
+def test_a_model_named_without_a_digit_is_asked_when_the_documents_give_it_as_one(
+    scorer: SentenceScorer,
+) -> None:
+    # "Kestrel Scout" has no digit and no variant word: a model because a page is titled by it
+    # and the lineup's column heads it beside the K5 and K7 of its family
+    page = [entry("drones/k5.md", K5, 0.82), entry("drones/scout.md", KESTREL_SCOUT, 0.7)]
+    text = ask("How much does the Kestrel Scout weigh?", "factual", scorer, page)
+    assert "0.9 kg" in text and "1.9 kg" not in text
+    lineup = [entry("drones/compare.md", SCOUT_LINEUP, 0.8)]
+    text = ask("What is the flight time of the Kestrel Scout?", "factual", scorer, lineup)
+    assert "22 minutes" in text and "28 minutes" not in text and "41 minutes" not in text
+    # the siblings' lines of a page injected beside the Scout's are not the Scout's
+    both = [*page, entry("drones/k7.md", K7, 0.6)]
+    text = ask("What is the flight time of the Kestrel Scout?", "factual", scorer, both)
+    assert "22 minutes" in text and "28 minutes" not in text and "41 minutes" not in text
+    # a name the documents write only in passing is no model: "Kestrel Care" is read as before
+    care = entry("plans/care.md", "# Care plans\n\nKestrel Care covers the K5 and the K7 for two years.")
+    ev = score_units("What does Kestrel Care cover?", [care, *EVIDENCE[:2]], scorer)
+    assert ev.wanted == frozenset()

@@ -10,11 +10,13 @@ from core.query.entities import (
     is_entity,
     matches,
     question_entities,
+    question_family_names,
     recased,
     siblings,
     small_names,
     subject_entities,
     without_entities,
+    written_in,
 )
 
 
@@ -250,3 +252,18 @@ def test_a_model_another_is_measured_against_is_no_subject_of_the_text() -> None
     assert subject_entities("Charging: a full charge takes half an hour longer than on the Nib 3") == set()
     assert subject_entities("Unlike the K5, the K7 folds flat") == {"k7"}
     assert subject_entities("Fits: Kestrel 5, 5 Plus and 50") == {"kestrel5", "kestrel5plus", "kestrel50"}
+
+
+def test_a_name_without_a_digit_of_a_known_family_and_where_texts_write_it() -> None:
+    known = {"vela3", "vela s3"}
+    assert question_family_names("What tyre pressure should I use on the Vela Cargo?", known) == {
+        "vela cargo"
+    }
+    assert question_family_names("Does the Cargo Bay fit the Vela Cargo?", known) == {"vela cargo"}
+    assert question_family_names("Does Kestrel Cycles ship to Spain?", known) == set()  # no known family
+    assert question_family_names("What is the weight of the Vela 3?", known) == set()  # a digit: entities()
+    # written in any case, as one or several words, not inside a longer word
+    assert written_in("VELA CARGO - PRODUCT SHEET", {"vela cargo"}) == {"vela cargo"}
+    assert written_in("the Vela Cargo's rear rack", {"vela cargo", "vela3"}) == {"vela cargo"}
+    assert written_in("Aria Buds-Pro case", {"aria budspro"}) == {"aria budspro"}
+    assert written_in("Vela Cargoes and the Vela 3", {"vela cargo"}) == set()
