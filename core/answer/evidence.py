@@ -409,10 +409,10 @@ def _given_models(
     the name alone ("Vela Cargo", "KESTREL PET - PRODUCT SHEET"), or a table's column or row headed
     by it (a lineup: "| | Vela 3 | Vela Cargo |"); not a name written only in passing or as part of
     another ("Kestrel Care Plans", "Kestrel Guard subscription")."""
-    cells = [_TITLE_END.split(e.title, 1)[0] for e in entries if e.title]
-    cells += [
+    cells = {_TITLE_END.split(e.title, 1)[0] for e in entries if e.title}
+    cells |= {
         c for us in parsed_of.values() for u in us if u.kind == "row" for c in (*u.header, *u.cells[:1])
-    ]
+    }
     return {n for c in cells if c.strip() for n in family_named(c, asked) & asked}
 
 
@@ -633,8 +633,7 @@ def _narrow(
             narrowed = asked_part(u.text, question)
     text = narrowed or u.text
     for heading in reversed(u.path):
-        # not "Differences from the Nib 3": the page's model
-        found = heading_entities(heading) | written_in(heading, wanted)
+        found = heading_entities(heading, wanted)  # not "Differences from the Nib 3": the page's model
         if found:
             # a list item (or a short sentence) under "Firmware 4.1.3" says which version only through its heading
             # and any unit under a named heading answers a question that seeks the name

@@ -77,8 +77,13 @@ def with_asked_pages(
     # much does the DX-200 weigh?", before its service guide), and when some hold any of it, only
     # those (not the returns policy's "the 30-day test ride does not apply to the Vela 30" for how
     # long the Vela 30 takes to charge); in the ranking's order else
-    asked = _topic(question, FRAMING) | {a for alias in _aliases(question).values() for a in alias}
-    held = {c.chunk.id: len(asked & STEMMER.stem_set(content_words(c.chunk.text))) for c in own}
+    asked, aliases = _topic(question, FRAMING), _aliases(question)
+
+    def holds(c: Candidate) -> int:  # the topic words its headings and text hold, each once
+        stems = STEMMER.stem_set(content_words(f"{c.chunk.metadata.get('heading_path', '')}\n{c.chunk.text}"))
+        return sum(1 for t in asked if t in stems or aliases.get(t, frozenset()) & stems)
+
+    held = {c.chunk.id: holds(c) for c in own}
     if any(held.values()):
         own = [c for c in own if held[c.chunk.id]]
     return top + sorted(own, key=lambda c: -held[c.chunk.id])[:away]

@@ -102,11 +102,12 @@ class PromptBuilder:
         )
         prompt = self._assemble(question, fixed, context, memory, history_msgs)
         # the blind baseline applies no refusal rule: its overlap is recorded plain
-        texts = [e.injected_text for e in context.included]
-        plain, weighted = overlaps(query, texts, weights)
+        plain, weighted = overlaps(query, [e.injected_text for e in context.included], weights)
+        # the names the user wrote (not a follow-up's added terms), held by a passage or its headings
+        shown = [f"{e.title} › {e.heading_path}\n{e.injected_text}" for e in context.included]
         return BuiltPrompt(
             context, prompt, snippets, history_msgs, None if baseline else budget, min(plain, weighted), plain,
-            counts, () if baseline else tuple(unheld_names(query, texts)),
+            counts, () if baseline else tuple(unheld_names(question, shown)),
         )  # fmt: skip
 
     def word_counts(self, query: str) -> WordCounts | None:

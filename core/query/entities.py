@@ -284,11 +284,13 @@ def subject_entities(text: str) -> set[str]:
     return {norm for a, _, norm in spans(text) if not _MEASURED_AGAINST.search(text, max(0, a - 60), a)}
 
 
-def heading_entities(heading: str) -> set[str]:
+def heading_entities(heading: str, also: Iterable[str] = ()) -> set[str]:
     """The entities a heading stands for: its entities but the ones it names as what another is
     compared against ("Differences from the Nib 3" on the Nib 3 Plus's page is about the Nib 3
-    Plus: no entity of its own, so the page's title gives the scope)."""
-    return {norm for a, _, norm in spans(heading) if not _REFERENCE.search(heading, 0, a)}
+    Plus: no entity of its own, so the page's title gives the scope); also: names without a digit
+    to read too (written_at)."""
+    found = [*spans(heading), *written_at(heading, also)]
+    return {norm for a, _, norm in found if not _REFERENCE.search(heading, 0, a)}
 
 
 @functools.lru_cache(maxsize=1024)  # a question's, read by several steps; a sentence's, by several scorings
@@ -328,11 +330,17 @@ def question_entities(question: str) -> set[str]:
     for m in _NAME_WITHOUT_DIGIT.finditer(question) if found else ():
         if not (_CONTRAST_BEFORE.search(question, 0, m.start()) or _CONTRAST_AFTER.match(question, m.end())):
             continue  # a name set against another ("… or the Lumo Kids"), not any capitalised phrase
-        words = m.group().split()  # the name may follow a capitalised word ("Does Lumo Unlimited …")
-        found |= next(
-            (f for i in range(len(words) - 1) if (f := family_named(" ".join(words[i:]), found))), set()
-        )
+        found |= _family_suffix(
+            m.group(), found
+        )  # it may follow a capitalised word ("Does Lumo Unlimited …")
     return found
+
+
+def _family_suffix(run: str, known: Iterable[str]) -> set[str]:
+    """The name a capitalised run ends with from a known family's word on (family_named of its
+    longest such suffix: "Does Lumo Kids" → "lumo kids")."""
+    words = run.split()
+    return next((f for i in range(len(words) - 1) if (f := family_named(" ".join(words[i:]), known))), set())
 
 
 # a model written in lower case: a word, its number and any variant words ("the nib 30", "my
@@ -401,20 +409,16 @@ def question_family_names(question: str, known: Iterable[str]) -> set[str]:
     suffix of it from a family's word on) that family_named reads as of a family known names
     ("the Vela Cargo" → "vela cargo" when the documents name the Vela 3)."""
     known = set(known)
-    found: set[str] = set()
-    for m in _NAME_WITHOUT_DIGIT.finditer(question):
-        words = m.group().split()
-        found |= next(
-            (f for i in range(len(words) - 1) if (f := family_named(" ".join(words[i:]), known))), set()
-        )
-    return found
+    return set().union(*(_family_suffix(m.group(), known) for m in _NAME_WITHOUT_DIGIT.finditer(question)))
 
 
 @functools.lru_cache(maxsize=256)
 def _written(name: str) -> re.Pattern[str]:
     first, rest = name.split(" ", 1)
     letters = r"[ \u00a0-]?".join(map(re.escape, rest))  # "budspro": "Buds Pro", "Buds-Pro"
-    return re.compile(rf"(?<![\w-]){re.escape(first)}[ \u00a0-]+{letters}(?![\w-])", re.I)
+    # not the start of a longer name ("Vela Cargo Plus", "Kestrel Pro Max", "Aria Buds Pro 2")
+    longer = r"(?![ \u00a0]+(?-i:[A-Z0-9]))"
+    return re.compile(rf"(?<![\w-]){re.escape(first)}[ \u00a0-]+{letters}(?![\w-]){longer}", re.I)
 
 
 def written_in(text: str, names: Iterable[str]) -> set[str]:
@@ -422,7 +426,17 @@ def written_in(text: str, names: Iterable[str]) -> set[str]:
     the text writes, in any case ("the Vela Cargo's rack", "VELA CARGO — PRODUCT SHEET"), which
     entities() does not read: such a name is a model only where the question and the documents make
     it one (core/answer/evidence.py)."""
-    return {n for n in names if " " in n and not _HAS_DIGIT.search(n) and _written(n).search(text)}
+    return {n for _, _, n in written_at(text, names)}
+
+
+def written_at(text: str, names: Iterable[str]) -> list[tuple[int, int, str]]:
+    """Where the text writes each of the names without a digit (written_in), and which."""
+    return [
+        (m.start(), m.end(), n)
+        for n in names
+        if " " in n and not _HAS_DIGIT.search(n)
+        for m in _written(n).finditer(text)
+    ]
 
 
 def family(token: str) -> str:

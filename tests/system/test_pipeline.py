@@ -66,6 +66,16 @@ def test_word_overlap_lets_a_low_score_through_and_is_traced(sample_store) -> No
     assert off.refused and off.trace["evidence_overlap"] < 0.3
 
 
+def test_the_overlap_lets_no_question_through_whose_name_no_injected_passage_holds(sample_store) -> None:  # noqa: ANN001
+    # τ 0.99 puts every score under τ: the overlap decides, and a name of the question must be held
+    lenient = make_pipeline(sample_store.updated(refusal_tau=0.99, refusal_min_overlap=0.3), backend=None)
+    a = lenient.ask("What is the rated payload of the ArmX3 in Zanzibar?", record=False)
+    assert a.trace["evidence_overlap"] > 0.3 and a.trace["evidence_unheld"] == ["Zanzibar"]
+    assert a.refused and a.refusal_reason.endswith("no injected passage holds “Zanzibar”")
+    b = lenient.ask("What is the rated payload of the ArmX3?", record=False)
+    assert not b.refused and b.trace["evidence_unheld"] == []
+
+
 def test_a_question_meeting_only_a_word_most_documents_hold_is_refused(offline) -> None:  # noqa: ANN001
     # "arms" is in half the sample store's chunks, "octopus" in none: counted plainly, half of the
     # question's words are in the evidence (over the 0.34 minimum); weighted by rarity, far less

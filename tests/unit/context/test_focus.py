@@ -46,6 +46,9 @@ def test_the_asked_models_pages_join_a_top_k_of_its_siblings_on_the_topic_first(
     assert ids(with_asked_pages([k5, k3, care, other], asked, 2, deeper)) == ["k5", "k3", "spec"]
     assert ids(with_asked_pages([other, care, k5], asked, 2, deeper)) == ["other", "care"]
     assert len(calls) == 1
+    # a heading holding the asked word counts as the text does ("### Weight" over "2.6 kg")
+    bare = cand("bare", "2.6 kg without the battery", "k7.md", 2, path="Kestrel K7 Drone › Weight")
+    assert ids(with_asked_pages([k5, k3, care, other, bare], asked, 2)) == ["k5", "k3", "bare"]
     # none of them holds the asked word: the asked model's chunks join in the ranking's order
     assert ids(with_asked_pages([k5, k3, other, care], "Where is the K7 made?", 2)) == ["k5", "k3", "care"]
 

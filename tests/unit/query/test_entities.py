@@ -267,3 +267,8 @@ def test_a_name_without_a_digit_of_a_known_family_and_where_texts_write_it() -> 
     assert written_in("the Vela Cargo's rear rack", {"vela cargo", "vela3"}) == {"vela cargo"}
     assert written_in("Aria Buds-Pro case", {"aria budspro"}) == {"aria budspro"}
     assert written_in("Vela Cargoes and the Vela 3", {"vela cargo"}) == set()
+    # nor the start of a longer name
+    assert written_in("the Vela Cargo Plus and Kestrel Pro Max", {"vela cargo", "kestrel pro"}) == set()
+    # a heading naming it as what another is compared against stands for another
+    assert heading_entities("Differences from the Vela Cargo", {"vela cargo"}) == set()
+    assert heading_entities("Vela Cargo specifications", {"vela cargo"}) == {"vela cargo"}
