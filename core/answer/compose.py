@@ -13,7 +13,7 @@ from core.answer.citations import cite
 from core.answer.evidence import Scored, fact_key
 from core.context.dedupe import jaccard, word_set
 from core.context.units import Unit
-from core.query.entities import entities, family, matches, without_entities, written
+from core.query.entities import entities, family, matches, without_entities, written, written_in
 from core.query.parts import distinct_words
 from core.scoring import acronyms_of, spelled_out
 from core.stems import STEMMER
@@ -499,7 +499,7 @@ def _name_words(usable: Sequence[Scored], wanted: frozenset[str]) -> set[str]:
     ("the Gripper G5 and the NorthEye Vision Kit") and which are no attribute asked about."""
     out: set[str] = set()
     for title in {x.unit.path[0] for x in usable if x.unit.path}:
-        if matches(wanted, entities(title)):
+        if matches(wanted, entities(title) | written_in(title, wanted)):
             out |= content_words(title)
     return out
 
@@ -571,8 +571,10 @@ def _from_table(
     best: tuple[Values, float] | None = None
     best_key = (-1.0, 0.0)
     for (_, _, header), rows in tables.items():
-        cols = {i: h for i, h in enumerate(header) if i and entities(h)}
-        named = {i: h for i, h in cols.items() if not wanted or matches(wanted, entities(h))}
+        # a column headed by a model, or by an asked one named without a digit ("Vela Cargo")
+        heads = {i: entities(h) | written_in(h, wanted) for i, h in enumerate(header) if i}
+        cols = {i: header[i] for i, found in heads.items() if found}
+        named = {i: h for i, h in cols.items() if not wanted or matches(wanted, heads[i])}
         if len(named) < 2:
             continue
         ranked = sorted(rows, key=lambda r: (-_attr_match(r.unit.cells[0], attrs), -r.score))
@@ -639,7 +641,7 @@ def _from_sections(
         return None
     found: dict[str, list[Scored]] = {}
     for x in sorted(usable, key=lambda x: x.order):
-        if x.unit.kind == "row" and sum(bool(entities(h)) for h in x.unit.header) > 1:
+        if x.unit.kind == "row" and sum(bool(entities(h) | written_in(h, wanted)) for h in x.unit.header) > 1:
             continue  # a row of a table whose columns are models: _from_table reads those (a
             # model's own specification table, one column named by it, is that model's)
         about = [w for w in sorted(wanted) if matches({w}, set(x.scope) | entities(x.text))]

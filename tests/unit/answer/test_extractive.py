@@ -1996,6 +1996,11 @@ def test_a_model_named_without_a_digit_is_asked_when_the_documents_give_it_as_on
     both = [*page, entry("drones/k7.md", K7, 0.6)]
     text = ask("What is the flight time of the Kestrel Scout?", "factual", scorer, both)
     assert "22 minutes" in text and "28 minutes" not in text and "41 minutes" not in text
+    # a lineup's column headed by it is that side of a comparison, with the difference computed
+    d = extractive_answer(
+        "Which is lighter, the Kestrel Scout or the Kestrel K5?", lineup, scorer, REFUSAL, 0.25, "comparison"
+    )
+    assert "**Kestrel Scout**: Weight 0.9 kg" in d.text and "lighter: Kestrel Scout" in d.text, d.text
     # a name the documents write only in passing is no model: "Kestrel Care" is read as before
     care = entry("plans/care.md", "# Care plans\n\nKestrel Care covers the K5 and the K7 for two years.")
     ev = score_units("What does Kestrel Care cover?", [care, *EVIDENCE[:2]], scorer)
