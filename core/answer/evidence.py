@@ -395,11 +395,8 @@ def _wanted(
     small = small_names(question, known)
     if small:
         return frozenset(small)
-    asked = question_family_names(question, known()) if _NAME_WITHOUT_DIGIT_HINT.search(question) else set()
+    asked = question_family_names(question, known)
     return frozenset(asked & _given_models(asked, entries, parsed_of)) if asked else frozenset()
-
-
-_NAME_WITHOUT_DIGIT_HINT = re.compile(r"[A-Za-z] [A-Z]")  # two words, the second capitalised
 
 
 def _given_models(

@@ -57,9 +57,10 @@ def with_asked_pages(
     asked model, a chunk below k that stands under the asked model (its heading or title names it):
     a sibling's pages cannot keep the asked model's own out of the candidates. When no such chunk
     exists (a model the store does not document) the top k stay as they are, so the refusal still
-    reads the siblings' evidence. deeper: a still deeper ranking, read only when some chunk is about
-    a sibling, whose chunks under the asked model join those of wider (its top k may differ from
-    wider's: a fused ranking's order depends on its depth, so it only adds to the choice)."""
+    reads the siblings' evidence. deeper: a still deeper ranking, read only when fewer of wider's
+    chunks under the asked model hold what is asked than there are sibling chunks to answer, whose
+    chunks under the asked model join those of wider (its top k may differ from wider's: a fused
+    ranking's order depends on its depth, so it only adds to the choice)."""
     top = list(wider[:k])
     wanted = question_entities(question)
     if not wanted:
@@ -68,11 +69,6 @@ def with_asked_pages(
     away = sum(1 for c in top if _elsewhere(c, wanted, topic))
     if not away:
         return top
-    seen, own = {c.chunk.id for c in top}, []
-    for c in [*wider[k:], *(deeper() if deeper is not None else ())]:
-        if c.chunk.id not in seen and matches(wanted, chunk_scope(c)):
-            seen.add(c.chunk.id)
-            own.append(c)
     # those holding more of what is asked first ("Weight: 31 kg" of the asked pump's page for "How
     # much does the DX-200 weigh?", before its service guide), and when some hold any of it, only
     # those (not the returns policy's "the 30-day test ride does not apply to the Vela 30" for how
@@ -83,7 +79,18 @@ def with_asked_pages(
         stems = STEMMER.stem_set(content_words(f"{c.chunk.metadata.get('heading_path', '')}\n{c.chunk.text}"))
         return sum(1 for t in asked if t in stems or aliases.get(t, frozenset()) & stems)
 
-    held = {c.chunk.id: holds(c) for c in own}
+    seen, own, held = {c.chunk.id for c in top}, [], {}
+
+    def take(pool: Sequence[Candidate]) -> None:
+        for c in pool:
+            if c.chunk.id not in seen and matches(wanted, chunk_scope(c)):
+                seen.add(c.chunk.id)
+                own.append(c)
+                held[c.chunk.id] = holds(c)
+
+    take(wider[k:])
+    if deeper is not None and sum(1 for n in held.values() if n) < away:  # the deeper search only when needed
+        take(deeper())
     if any(held.values()):
         own = [c for c in own if held[c.chunk.id]]
     return top + sorted(own, key=lambda c: -held[c.chunk.id])[:away]

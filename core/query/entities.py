@@ -330,9 +330,8 @@ def question_entities(question: str) -> set[str]:
     for m in _NAME_WITHOUT_DIGIT.finditer(question) if found else ():
         if not (_CONTRAST_BEFORE.search(question, 0, m.start()) or _CONTRAST_AFTER.match(question, m.end())):
             continue  # a name set against another ("… or the Lumo Kids"), not any capitalised phrase
-        found |= _family_suffix(
-            m.group(), found
-        )  # it may follow a capitalised word ("Does Lumo Unlimited …")
+        # the name may follow a capitalised word ("Does Lumo Unlimited …")
+        found |= _family_suffix(m.group(), found)
     return found
 
 
@@ -404,12 +403,13 @@ def family_named(name: str, wanted: Iterable[str]) -> set[str]:
     return {first + " " + "".join(w.lower() for w in words[1:])}
 
 
-def question_family_names(question: str, known: Iterable[str]) -> set[str]:
+def question_family_names(question: str, known: Callable[[], set[str]]) -> set[str]:
     """The names without a digit the question writes (a capitalised run of two to four words, a
-    suffix of it from a family's word on) that family_named reads as of a family known names
-    ("the Vela Cargo" → "vela cargo" when the documents name the Vela 3)."""
-    known = set(known)
-    return set().union(*(_family_suffix(m.group(), known) for m in _NAME_WITHOUT_DIGIT.finditer(question)))
+    suffix of it from a family's word on) that family_named reads as of a family of known() names
+    ("the Vela Cargo" → "vela cargo" when the documents name the Vela 3); known is read only when
+    the question writes such a run."""
+    runs = [m.group() for m in _NAME_WITHOUT_DIGIT.finditer(question)]
+    return set().union(*(_family_suffix(run, known()) for run in runs)) if runs else set()
 
 
 @functools.lru_cache(maxsize=256)

@@ -255,7 +255,9 @@ def test_a_model_another_is_measured_against_is_no_subject_of_the_text() -> None
 
 
 def test_a_name_without_a_digit_of_a_known_family_and_where_texts_write_it() -> None:
-    known = {"vela3", "vela s3"}
+    def known() -> set[str]:
+        return {"vela3", "vela s3"}
+
     assert question_family_names("What tyre pressure should I use on the Vela Cargo?", known) == {
         "vela cargo"
     }
