@@ -37,6 +37,8 @@ QUERY_NOISE = STOP_WORDS | frozenset(
     "more most other second first third last previous above same former latter tell please".split()
 )
 # words that ask for an attribute by another name → that attribute (plain English, no corpus's vocabulary)
+# the words that open a condition ("… when it is folded", "… as soon as it beeps")
+CONDITION_OPENERS = r"\b(?:when|whenever|if|after|before|during|while|once|until|as soon as)"
 ATTRIBUTE_OF = {
     "lighter": "weight", "heavier": "weight", "faster": "speed", "slower": "speed", "quicker": "speed",
     "cheaper": "price", "pricier": "price", "expensive": "price", "costlier": "price", "cost": "price",
@@ -45,7 +47,7 @@ ATTRIBUTE_OF = {
     "heavy": "weight", "costs": "price", "priced": "price", "fast": "speed", "weigh": "weight",
     "weighs": "weight", "fly": "flight", "flies": "flight", "tall": "height", "wide": "width", "deep": "depth",
     "screen": "display", "colour": "color", "colours": "colors", "color": "colour", "colors": "colours",
-    "tyre": "tire", "tyres": "tires", "tire": "tyre", "tires": "tyres",
+    "recharge": "charge", "recharging": "charging", "tyre": "tire", "tyres": "tires", "tire": "tyre", "tires": "tyres",
     "cheapest": "price", "priciest": "price", "lightest": "weight", "heaviest": "weight",
     "fastest": "speed", "slowest": "speed", "tallest": "height", "widest": "width",
 }  # fmt: skip

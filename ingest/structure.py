@@ -248,6 +248,47 @@ _ALIGNED = re.compile(r"^\s*([A-Za-z][^:]{0,48}?):[ \t]{2,}(\S.*)$")
 _FIELD = re.compile(r"^\s*([A-Za-z][\w ()/,.-]{0,40}?):\s+(\S.*)$")  # "Cord length: 0.75 m" among fields
 
 
+# "  DX-20 Pro  10,000 h  kit DK-20P": a row of cells aligned in columns (two spaces or more between)
+_CELLS = re.compile(r"\s{2,}")
+_CAPTION = re.compile(r"^(?:\S+ ){0,7}\S*[\w)]$")  # "Replacement intervals": a short line, no stop
+_CELL_START = re.compile(r"^[\w(\u20ac$\u00a3]")  # a word, a number, "(" or a currency sign
+_CODE_INDENT = re.compile(r"^(?: {4}|\t)")
+_SHORT_CELL = re.compile(r"^(?:\S+ ){0,5}\S+$")  # up to six words
+
+
+def _row_cells(line: str) -> list[str]:
+    """The cells of a line aligned in columns, or none: a list item ("*   Fast charging", "1)  Open
+    the lid"), code (indented four spaces or a tab, or a cell opening with a sign: "x   = 1"), a
+    cell of prose or one ending a sentence."""
+    if _BULLET.match(line) or _NUMBERED.match(line) or _LETTERED.match(line) or _CODE_INDENT.match(line):
+        return []
+    cells = _CELLS.split(line.strip())
+    if (
+        len(cells) < 2
+        or cells[0][-1] in ".,;:"
+        or any(len(c) > 40 or not _SHORT_CELL.match(c) or not _CELL_START.match(c) for c in cells)
+    ):
+        return []
+    return cells
+
+
+def _aligned_table(lines: list[str], i: int) -> tuple[list[str], int]:
+    """The rows of a table aligned in columns from line i (two lines or more with as many cells),
+    and how many lines they take: a first row without a digit above rows with one as its header
+    ("| Model | Interval |"), else each row as an item, its first cell the key ("- DX-20: 8,000 h;
+    kit DK-20"); ([], 0) when no such table starts there."""
+    first = _row_cells(lines[i])
+    rows = [first] if first else []
+    while rows and i + len(rows) < len(lines) and len(_row_cells(lines[i + len(rows)])) == len(first):
+        rows.append(_row_cells(lines[i + len(rows)]))
+    digits = [any(ch.isdigit() for ch in "".join(r)) for r in rows]
+    if len(rows) < 2 or not any(digits):  # no figure: two-spaced prose or a signature, not a table
+        return [], 0
+    if not digits[0] and any(digits[1:]):
+        return ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows], len(rows)
+    return [f"- {_cell(r[0])}: {'; '.join(_cell(c) for c in r[1:])}" for r in rows], len(rows)
+
+
 def _caps_heading(line: str) -> bool:
     letters = [ch for ch in line if ch.isalpha()]
     return (
@@ -321,6 +362,13 @@ def plain_text(text: str) -> tuple[str, str]:
                 para = []
             fields = fields or not items
             items.append(f"- {m.group(1).strip()}: {m.group(2).strip()}")
+        elif not items and (table := _aligned_table(lines, i))[1]:
+            if len(para) == 1 and table[0][0].startswith("-") and _CAPTION.match(para[0].strip()):
+                para[0] = para[0].rstrip() + ":"  # its caption right above: the list's lead-in
+            flush()
+            blocks.append("\n".join(table[0]))
+            i += table[1]
+            continue
         elif m := _NUMBERED.match(line):
             if para:
                 blocks.append("\n".join(para))

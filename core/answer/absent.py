@@ -25,7 +25,7 @@ from core.query.attribute import names
 from core.query.measure import asked_measures, measure_heads, unit_pattern
 from core.scoring import acronyms_of, spelled_out
 from core.stems import STEMMER
-from core.text import ATTRIBUTE_OF, content_words
+from core.text import ATTRIBUTE_OF, CONDITION_OPENERS, content_words
 
 # words that frame a question about an attribute rather than name one ("How long does it take",
 # "the maximum …", "on its own", "the standard …"): never the word the evidence must hold
@@ -52,6 +52,28 @@ _HAVING = re.compile(
     r"|provide|provides|measure|measures)\b",
     re.I,
 )
+# quantities ("the range … with two batteries"): a condition of the value, as a digit is
+QUANTITIES = frozenset(
+    "two three four five six seven eight nine ten eleven twelve twenty hundred thousand".split()
+)
+CONDITION_WORDS = frozenset(re.findall(r"[a-z]+", CONDITION_OPENERS[2:]))  # "before", "after": no attribute
+# a clause saying when the value holds ("… when unfolded", "… if it goes onto a rug"; not "once a
+# month", a frequency asked for, nor "once-yearly")
+_CONDITION = re.compile(
+    rf"\s(?:{CONDITION_OPENERS})(?<!once)\s[^?]*|\sonce\s(?!(?:a|an|per|every)\b)[^?]*", re.I
+)
+# the verb of the question ("How far does the K2 raise …", "How long is label history kept …"): a
+# word right after an auxiliary and its subject, or a participle after "is" / "are"
+_AFTER_SUBJECT = re.compile(
+    r"\b(?:does|do|did|can|could|will|would|should)\s+(?:the\s+|an?\s+|my\s+|your\s+)?"
+    r"(?:(?:[A-Z][\w-]*|[\w-]*\d[\w-]*)\s+)*([a-z]{3,})\b"
+)
+_PARTICIPLE = re.compile(
+    r"\b(?:is|are|was|were)\b[^?]*?\b(\w{2,}(?<!e)ed|kept|held|made|done|sold|shown|built|sent|spent|left|paid"
+    r"|worn|taken|given|written|chosen|stored)\b",
+    re.I,
+)
+_HOW_ADJ = re.compile(r"^\W*how\s+(\w+)", re.I)  # "How far …", "How long …"
 HELD = 0.5  # the share of the attribute words' rarity the evidence must hold
 # an attribute a value's unit names without its word ("Battery: 3,850 mAh" states a capacity, "Camera:
 # 12 MP" a resolution): only units that measure one thing (a "mm" could be a reach or a diameter)
@@ -78,7 +100,8 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
     if _YES_NO.search(ev.question) and not _HAVING.search(ev.question):
         return ""
     n, df = counts
-    named = content_words(" ".join(names(ev.question)))  # "NorthEye Vision Kit": no attribute words
+    # "NorthEye Vision Kit", "Vela Mini": no attribute words
+    named = content_words(" ".join((*names(ev.question), *ev.wanted)))
     acronyms = acronyms_of(ev.question)  # "IP": the store writes "IP54", a word of its own
     # a word no passage of the store holds may name a stated value another way ("guarantee" for a
     # warranty, "big" for a size): only the store's own words can be missing from the evidence
@@ -98,13 +121,19 @@ def missing_attribute(ev: Evidence, usable: Sequence[Scored], counts: WordCounts
     words = [
         w
         for w in content_words(ev.question)
-        if w not in named | FRAMING | verbs
+        if w not in named | FRAMING | QUANTITIES | CONDITION_WORDS | verbs
         and (df.get(w, 0) > 0 or w in acronyms or w in measures)
         and not any(c.isdigit() for c in w)
     ]
-    words = [w for w in words if not _stated(w, asked, words, acronyms, usable)]
+    # a condition's words ("… when it goes onto a rug") say when the value holds: they weigh half,
+    # and neither state a measure's value nor are the verb a unit says another way
+    main = content_words(_CONDITION.sub("", ev.question))
+    said = [w for w in words if w in main]
+    words = [w for w in words if not _stated(w, asked, said, acronyms, usable)]
+    said = [w for w in said if w in words]
     weight = rarity_weights(n, {w: df.get(w, 0) for w in words})
-    held = _held(words, acronyms, usable)
+    weight = {w: x if w in main else x / 2 for w, x in weight.items()}
+    held = _held(words, acronyms, usable) | _reworded(ev.question, asked, said, acronyms, usable)
     missing = [w for w in words if w not in held]
     if not missing or sum(weight[w] for w in missing) <= (1 - HELD) * sum(weight.values()):
         return ""
@@ -132,11 +161,36 @@ def _stated(
     )
 
 
+def _reworded(
+    question: str,
+    asked: dict[str, tuple[re.Pattern[str], int]],
+    words: Sequence[str],
+    acronyms: frozenset[str],
+    usable: Sequence[Scored],
+) -> set[str]:
+    """The one word a unit rewords when the question asks "how far / long / much …", the word is
+    the question's verb (not "cable" of "How long is the charging cable …") and the unit holds its
+    other words and a value in that measure ("How far does the K2 raise its mop?": "It
+    lifts its mop plate by 5 mm"; "How long is label history kept …": "Label history: 30 days"): the
+    verb, said another way. Never the only word."""
+    how = _HOW_ADJ.match(question)
+    if not how or how.group(1).lower() not in asked or len(words) < 2:
+        return set()
+    verbs = {m.group(1).lower() for p in (_AFTER_SUBJECT, _PARTICIPLE) for m in p.finditer(question)}
+    pattern = asked[how.group(1).lower()][0]
+    for x in usable:
+        if pattern.search(x.text):
+            left = [w for w in words if w not in _held(words, acronyms, [x])]
+            if len(left) == 1 and left[0] in verbs:
+                return set(left)
+    return set()
+
+
 def _held(words: Sequence[str], acronyms: frozenset[str], usable: Sequence[Scored]) -> set[str]:
     """The words some usable unit (with its headings) holds: by porter stem, one stem starting the
     other ("weigh", "weight"; "charger", "charging"), the end of a compound ("load" of "payload"), the
     attribute the word asks for by another name, a unit that measures it, or an acronym's spelling."""
-    texts = [" ".join((*x.unit.path, x.text)) for x in usable]
+    texts = [" ".join((*x.unit.path, x.lead, x.text)) for x in usable]  # a list item with its lead-in
     plain = set().union(*(content_words(t) for t in texts))
     stems = STEMMER.stem_set(plain)
     held = set()

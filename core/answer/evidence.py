@@ -39,7 +39,7 @@ from core.query.measure import measured
 from core.query.parts import parts_for
 from core.scoring import SentenceScorer, acronyms_of, spelled_out
 from core.stems import STEMMER
-from core.text import ATTRIBUTE_OF, STOP_WORDS, content_words
+from core.text import ATTRIBUTE_OF, CONDITION_OPENERS, STOP_WORDS, content_words
 from core.types import Fate, LedgerEntry
 
 SHORT_WORDS = 5  # a sentence this short ("Released 2024-08-05.") is shown with its heading, like an item
@@ -102,7 +102,6 @@ def score_units(
 ) -> Evidence:
     """Every usable unit of the injected evidence, scored for the question (weights: its words'
     rarity; lead_ins: a list's lead-in that says something of its own is a unit too, see _leads)."""
-    own = asks_attribute(question)
     asked = parts_for(question, query_type)
     pool: list[tuple[Unit, str, LedgerEntry, frozenset[str], int]] = []
     arounds: list[frozenset[str]] = []  # pool index → Scored.around
@@ -113,6 +112,7 @@ def score_units(
     seeks = bool(_SEEKS_NAME.search(question))  # "Which release added …?"
     parsed_of = {n: _parsed(e) for n, e in enumerate(entries) if not e.suspicious}
     wanted = _wanted(question, entries, parsed_of)
+    own = asks_attribute(question, wanted)
     starts = _starts(entries, parsed_of)
     known, labels = _identities(entries, parsed_of)
     for n, e in enumerate(entries):
@@ -573,7 +573,7 @@ _ABOUT_ITSELF = re.compile(
     re.IGNORECASE,
 )
 # a condition after that object says when ("… how to shut down line 4 when a fire alarm sounds")
-_CONDITION = re.compile(r"\b(?:when|whenever|if|after|before|during|once|until|as soon as)\b", re.IGNORECASE)
+_CONDITION = re.compile(rf"{CONDITION_OPENERS}\b", re.IGNORECASE)
 
 
 def _aside(u: Unit, question: str) -> bool:

@@ -23,7 +23,15 @@ from core.answer.refusal import WordCounts, rarity
 from core.context.dedupe import jaccard, word_set
 from core.query.attribute import names
 from core.query.classify import asked_action, asks_how_to
-from core.query.entities import entities, family, matches, one_per_model, siblings, without_entities
+from core.query.entities import (
+    entities,
+    family,
+    matches,
+    one_per_model,
+    siblings,
+    without_entities,
+    written_at,
+)
 from core.query.unknown_names import unknown_names
 from core.scoring import SentenceScorer
 from core.stems import STEMMER
@@ -115,7 +123,10 @@ def answer_from_scored(
         return Draft(refusal, (), True, other, best)
     missing = missing_attribute(ev, usable, counts) if may_refuse else ""
     if missing:  # "What is the battery capacity of the ArmX2?": nothing about it says "capacity"
-        why = f"no injected passage about the {' or the '.join(names(ev.question))} mentions “{missing}”"
+        shown = names(ev.question) or sorted(
+            {ev.question[a:b] for a, b, _ in written_at(ev.question, ev.wanted)}
+        )
+        why = f"no injected passage about the {' or the '.join(shown)} mentions “{missing}”"
         return Draft(refusal, (), True, why, best)
     floor = min_score if may_refuse else 0.0
     text, labels = top or _by_type(ev, usable, floor)

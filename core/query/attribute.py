@@ -11,8 +11,9 @@ wordings are not read as asking for an attribute. Plain English wording only, no
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from core.query.entities import TOKEN, is_entity
+from core.query.entities import TOKEN, is_entity, written_at
 
 _MARK = "\u00a7"  # stands for each entity token of the question
 
@@ -80,8 +81,14 @@ _OPENERS = frozenset(
 _EDGE = re.compile(r"^[^\w\u00a7]+|(?:['\u2019]s)?[^\w\u00a7]*$")  # quotes, punctuation, a possessive
 
 
-def asks_attribute(question: str) -> bool:
-    """The question asks for a value of the thing it names (not for another thing related to it)."""
+def asks_attribute(question: str, named: Iterable[str] = ()) -> bool:
+    """The question asks for a value of the thing it names (not for another thing related to it).
+    named: the names it writes that hold no entity token ("Vela Mini", "Nib Go": read as models by
+    the evidence, core/answer/evidence.py), read as names too, in any case."""
+    end = len(question)
+    for a, b, _ in sorted(written_at(question, named), reverse=True):
+        if b <= end:  # the spans do not overlap
+            question, end = question[:a] + _MARK + question[b:], a
     marked = _marked(question)
     return _MARK in marked and bool(_ASKS_OWN.search(marked))
 

@@ -86,8 +86,10 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "procedural",
         re.compile(
             r"^(?!\s*(which|who|whom|whose|when|where|how (many|much|long|often|far|fast|old|big))\b)"
-            r"(?!\s*what (is|are|was|were|does|did)\b).*"
-            r"\b(set ?up|install|configure|calibrate|replace|file (a|an)|submit|apply for|request (a|an))",
+            r"(?!\s*what(?:['’]s\b| (is|are|was|were|does|did)\b)).*"
+            # the verb itself, not its noun ("the replacement interval", "installation kit")
+            r"\b(set ?up\b|(?:install|replac|configur|calibrat|submit)(?!ment|ation|ion)\w*"
+            r"|file (a|an)\b|apply for\b|request (a|an)\b)",
             re.I,
         ),
     ),

@@ -1,13 +1,14 @@
 """The names of things a question asks about that no passage of the store holds.
 
 "Is the Kestrel Pro better than a Roborock S8?", "How do I factory reset a Kobo Clara?", "Can I
-control it from a Philips Hue bridge?", "Can I use it with my PS5?": a run of capitalised words
-after an indefinite article, a possessive or a comparison ("a", "my", "than", "vs") names a product,
-a brand or a service the question asks about, and when one of its words is held by not one passage
-of the store (by the lexical index's stemmed terms, so "Minis" is held by "Mini"), the documents
-say nothing about that thing, however close their other words are. The extractive answer refuses
-such a question and names the word (core/answer/extractive.py) rather than quoting the store's own
-products as if they answered it.
+control it from a Philips Hue bridge?", "Can I use it with my PS5?", "How do I reset my iPhone?",
+"How does it compare to the VanMoof S5?": a run of capitalised words (or of words like "iPhone")
+after an indefinite article, a possessive or a comparison ("a", "my", "than", "vs", "compared to
+the") names a product, a brand or a service the question asks about, and when one of its words is
+held by not one passage of the store (by the lexical index's stemmed terms, so "Minis" is held by
+"Mini"), the documents say nothing about that thing, however close their other words are. The
+extractive answer refuses such a question and names the word (core/answer/extractive.py) rather
+than quoting the store's own products as if they answered it.
 
 Only such a run: a name elsewhere in a question is as often a person, a people or a place written
 another way than the documents write it ("Who was on Celeron's expedition?" of an article that
@@ -30,7 +31,18 @@ _IN_A_NAME = re.compile(r"[ \u00a0]+(?:\d(?:[\d.,]*\d)?[ \u00a0]+)?$")  # "Kobo 
 # the words before a name of a thing of a kind, one of several or compared ("a Kobo Clara", "my
 # PS5", "than a Roborock S8", "vs Roborock")
 _BEFORE_A_THING = frozenset("a an my our your his her their than vs versus".split())
+# or a determiner after a comparison ("than the Roborock S8", "compared to the VanMoof S5")
+_COMPARED = re.compile(
+    r"\b(?:than|vs\.?|versus|compared?\s+(?:to|with)|comparison\s+(?:to|with))\s+(?:the|an?)\s+$", re.I
+)
+_CAMEL = re.compile(r"^[a-z]+[A-Z][a-z]{2,}")
 _SENTENCE_END = re.compile(r"[.!?:;]\s")  # what ends a sentence (or opens a new one) between two words
+
+
+def _capital(token: str) -> bool:
+    """A word written as a name: capitalised, or a lower-case prefix before a capitalised word
+    ("iPhone", "eBay"; not a unit: "mAh", "kWh", "dB", "mL")."""
+    return token[0].isupper() or _CAMEL.match(token) is not None
 
 
 def _cased(question: str) -> list[re.Match[str]]:
@@ -54,7 +66,7 @@ def written_names(question: str) -> list[str]:
     return [
         m.group()
         for i, m in enumerate(matches)
-        if i > 0 and m.group()[0].isupper() and m.group() != "I"
+        if i > 0 and _capital(m.group()) and m.group() != "I"
         and not _SENTENCE_END.search(question, matches[i - 1].end(), m.start())
     ]  # fmt: skip
 
@@ -72,11 +84,14 @@ def unknown_names(question: str, df: Mapping[str, int]) -> list[str]:
     for i, token in enumerate(tokens):
         # two words of one phrase: only spaces or a number between them (not "a Kestrel 5. Sadly")
         joined = i > 0 and _IN_A_NAME.match(question, matches[i - 1].end(), matches[i].start()) is not None
-        if not token[0].isupper():
+        if not _capital(token):
             thing = False
             continue
-        if not (joined and tokens[i - 1][0].isupper()):  # a new run of capitalised words
-            thing = joined and tokens[i - 1].lower() in _BEFORE_A_THING
+        if not (joined and _capital(tokens[i - 1])):  # a new run of capitalised words
+            thing = joined and (
+                tokens[i - 1].lower() in _BEFORE_A_THING
+                or _COMPARED.search(question, 0, matches[i].start()) is not None
+            )
         if thing and any(df.get(w, 1) == 0 for w in content_words(token)):
             found.append(token)
     return found

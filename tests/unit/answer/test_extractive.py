@@ -2005,3 +2005,67 @@ def test_a_model_named_without_a_digit_is_asked_when_the_documents_give_it_as_on
     care = entry("plans/care.md", "# Care plans\n\nKestrel Care covers the K5 and the K7 for two years.")
     ev = score_units("What does Kestrel Care cover?", [care, *EVIDENCE[:2]], scorer)
     assert ev.wanted == frozenset()
+
+
+def test_an_attribute_no_passage_about_a_model_named_without_a_digit_states_is_missing(
+    scorer: SentenceScorer,
+) -> None:
+    """Found on an e-bike corpus: "What is the IP rating of the Vela Mini?" quoted the Mini's weight,
+    price and type rows; the missing attribute was read only of models named with a digit."""
+    page = [entry("drones/scout.md", KESTREL_SCOUT, 0.7), entry("drones/compare.md", SCOUT_LINEUP, 0.6)]
+    counts = (30, {"ip": 2, "rating": 2, "kestrel": 20, "scout": 5, "flight": 4, "time": 10, "weight": 6})
+    d = extractive_answer(
+        "What is the IP rating of the Kestrel Scout?", page, scorer, REFUSAL, 0.25, counts=counts
+    )
+    assert d.refused and "no injected passage about the Kestrel Scout mentions" in d.reason, d
+    d = extractive_answer(
+        "What is the flight time of the Kestrel Scout?", page, scorer, REFUSAL, 0.25, counts=counts
+    )
+    assert not d.refused and "22 minutes" in d.text, d
+
+
+def test_a_condition_a_quantity_or_a_reworded_verb_is_not_the_missing_attribute(
+    scorer: SentenceScorer,
+) -> None:
+    """Found on the review corpora: "What's the range of the Vela Cargo with two batteries?" was
+    missing "two", "How far does the Kestrel Pro raise its mop when it goes onto a rug?" "goes" and
+    "raise" (its page: "lifts its mop plate by 5 mm")."""
+    page = (
+        "# Kestrel K5\n\n## Mopping\n\nOn carpet the K5 lifts its mop plate by 5 mm.\n\n"
+        "## Battery\n\n- Flight time: 28 minutes, or 50 minutes with the second battery\n"
+    )
+    counts = (30, {"raise": 1, "mop": 4, "goes": 1, "rug": 2, "far": 3, "two": 1, "batteries": 10,
+                   "flight": 10, "time": 20, "kestrel": 20, "k5": 9})  # fmt: skip
+    for question, value in (
+        ("How far does the K5 raise its mop when it goes onto a rug?", "5 mm"),
+        ("What is the flight time of the K5 with two batteries?", "50 minutes"),
+    ):
+        d = extractive_answer(question, [entry("k5.md", page)], scorer, REFUSAL, 0.25, counts=counts)
+        assert not d.refused and value in d.text, (question, d)
+    # a word the page does not hold and no value answers is still missing
+    d = extractive_answer("What is the rug height limit of the K5?", [entry("k5.md", page)], scorer, REFUSAL,
+                          0.25, counts=(30, counts[1] | {"height": 2, "limit": 2}))  # fmt: skip
+    assert d.refused, d
+    # a noun the unit does not hold is no verb said another way ("Charging the K5 takes 2 hours")
+    charging = "# Kestrel K5\n\n## Battery\n\nCharging the K5 takes 2 hours.\n"
+    d = extractive_answer("How long is the charging cable of the K5?", [entry("k5.md", charging)], scorer, REFUSAL,
+                          0.25, counts=(30, counts[1] | {"charging": 5, "cable": 2}))  # fmt: skip
+    assert d.refused and "“cable”" in d.reason, d
+
+
+def test_a_list_items_lead_in_and_a_recharge_hold_the_attribute(scorer: SentenceScorer) -> None:
+    """A plain-text table's caption is its items' lead-in ("Replacement intervals:", ingest's
+    plain_text): "What's the diaphragm replacement interval for the DX-20 Pro?" was refused for
+    "interval"; "What's the recharge time for the Kestrel Pro?" for "recharge" ("Charging time")."""
+    page = "# Service\n\nReplacement intervals:\n\n- K5: 8,000 h; kit DK-5\n- K7: 10,000 h; kit DK-7\n"
+    counts = (
+        30,
+        {"diaphragm": 3, "replacement": 2, "interval": 2, "k7": 9, "recharge": 1, "charging": 4, "time": 6},
+    )
+    d = extractive_answer("What's the replacement interval for the K7?", [entry("service.txt", page)], scorer,
+                          REFUSAL, 0.25, counts=counts)  # fmt: skip
+    assert not d.refused and "10,000 h" in d.text, d
+    spec = "# Kestrel K7\n\n## Specifications\n\n- Charging time: 4.5 hours\n- Weight: 3 kg\n"
+    d = extractive_answer("What's the recharge time for the K7?", [entry("k7.md", spec)], scorer, REFUSAL, 0.25,
+                          counts=counts)  # fmt: skip
+    assert not d.refused and "4.5 hours" in d.text, d

@@ -322,3 +322,46 @@ def test_html_nesting_is_measured_without_optional_end_tags() -> None:
     assert html_depth("<a" * 50_000) == 0  # tags that never end count nothing (and the scan stays linear)
     with pytest.raises(IngestError, match="nests 600 elements deep"):
         load_bytes("deep.html", ("<div>" * 600 + "x" + "</div>" * 600).encode())
+
+
+def test_txt_rows_aligned_in_columns_are_a_table_or_items(tmp_path: Path) -> None:
+    """Found on a pump corpus: "Replacement intervals" over "  DX-20 Pro  10,000 h  kit DK-20P" lines
+    was one sentence of every model's interval, so the DX-20 Pro's was never its own."""
+    f = tmp_path / "service.txt"
+    f.write_text(
+        "SERVICE\n\nReplacement intervals\n  DX-20      8,000 h   kit DK-20\n  DX-20 Pro  10,000 h  kit DK-20P\n\n"
+        "Model      Interval\nDX-20      8,000 h\nDX-25      6,000 h\n\n"
+        "One sentence.  Two spaces after it.\nAnother line.  Of prose here.\n",
+        encoding="utf-8",
+    )
+    text = _load(f).sections[0].text
+    # no header row (the first row holds a digit): each row an item keyed by its first cell
+    # (its caption right above them their lead-in)
+    assert "Replacement intervals:\n\n- DX-20: 8,000 h; kit DK-20\n- DX-20 Pro: 10,000 h; kit DK-20P" in text
+    # a first row without a digit over rows with one: the table's header
+    assert "| Model | Interval |\n| DX-20 | 8,000 h |\n| DX-25 | 6,000 h |" in text
+    # sentences with two spaces between them are prose, not cells
+    assert "One sentence.  Two spaces after it." in text
+
+
+@pytest.mark.parametrize(
+    "text,kept",
+    [
+        (
+            "Features\n*   Fast charging\n*   Long battery life 2x\n",
+            "- Fast charging\n- Long battery life 2x",
+        ),
+        ("Steps\n1)  Open the lid\n2)  Remove the filter\n", "1. Open the lid\n2. Remove the filter"),
+        ("Run:\n    pip install foo  # step 1\n    foo --init   # step 2\n", "    pip install foo  # step 1"),
+        ("Set:\nx   = 1\nyy  = 2\n", "x   = 1\nyy  = 2"),
+        (
+            "The quick brown fox  jumps over\nthe lazy dog and  then runs away\n",
+            "The quick brown fox  jumps over",
+        ),
+        ("Regards,\nJohn  Smith\nCEO  Acme\n", "John  Smith\nCEO  Acme"),
+    ],
+)
+def test_txt_lists_code_and_prose_with_wide_spaces_are_no_table(tmp_path: Path, text: str, kept: str) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text(text, encoding="utf-8")
+    assert kept in _load(f).sections[0].text

@@ -71,3 +71,11 @@ def test_names_are_written_with_the_capitalised_words_around_their_codes() -> No
     assert names("How long is the Kestrel K7's flight time?") == ["Kestrel K7"]
     assert names("Compare the K5, K7 and PowerDock PD-2.") == ["K5", "K7", "PowerDock PD-2"]
     assert names("Kestrel K7 weight?") == ["Kestrel K7"]  # a first word that is part of the name
+
+
+def test_a_name_without_a_digit_the_evidence_gives_as_a_model_is_read_as_the_named_thing() -> None:
+    # "Vela Mini" holds no entity token: read only when the evidence makes it a model (named)
+    assert not asks_attribute("What is the IP rating of the Vela Mini?")
+    assert asks_attribute("What is the IP rating of the Vela Mini?", {"vela mini"})
+    assert asks_attribute("How heavy is the vela mini?", {"vela mini"})
+    assert not asks_attribute("Which lock fits the Vela Mini?", {"vela mini"})  # another thing

@@ -46,6 +46,15 @@ def test_each_type_recognised() -> None:
     )
     assert classify_offline("How much wider does the M5 cut than the M30?") == "comparison"
     assert classify_offline("How much longer is the warranty on the E7?") == "factual"  # no other side
+    # an action's noun asks for a fact, and "What's" opens a question as "What is" does (a pump
+    # corpus's "What's the diaphragm replacement interval for the DX-20 Pro?" was answered with steps)
+    assert classify_offline("What's the diaphragm replacement interval for the DX-20 Pro?") == "factual"
+    assert classify_offline("Is the installation free?") == "factual"
+    assert classify_offline("Can I replace the battery myself?") == "procedural"
+    assert classify_offline("Installing the dock on a wall") == "procedural"
+    assert classify_offline("How is the dock installed?") == "procedural"
+    assert classify_offline("Submitting a warranty claim") == "procedural"
+    assert classify_offline("Can I pay for my order in monthly installments?") == "factual"
 
 
 def _settings(tmp_path: Path, url: str) -> Settings:

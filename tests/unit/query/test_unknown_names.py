@@ -34,3 +34,22 @@ def test_a_name_elsewhere_a_place_a_shout_or_title_case_is_not_read() -> None:
         unknown_names("I have a Kestrel 5. Sadly the battery died, is it replaceable?", DF | {"sadly": 0})
         == []
     )
+
+
+def test_a_name_written_with_a_small_first_letter_before_capitals_is_a_name() -> None:
+    assert unknown_names("How do I reset my iPhone?", DF | {"iphone": 0, "reset": 5}) == ["iPhone"]
+    assert unknown_names("How do I reset my phone?", DF | {"phone": 0, "reset": 5}) == []
+    assert unknown_names("Does it take a 5000 mAh battery?", DF | {"mah": 0}) == []  # a unit
+
+
+def test_a_name_after_a_comparison_and_a_determiner_is_read() -> None:
+    """Found on an e-bike corpus: "How does the Vela 3 compare to the VanMoof S5?" quoted the Vela 3's
+    lineup rows as if they compared it."""
+    df = DF | {"vanmoof": 0, "s5": 0, "vela": 5}
+    assert unknown_names("How does the Vela 3 compare to the VanMoof S5?", df) == ["VanMoof", "S5"]
+    assert unknown_names("Is the Kestrel Pro better than the Roborock S8?", df) == ["Roborock", "S8"]
+    assert unknown_names("Compared with the VanMoof, is the Vela lighter?", df) == ["VanMoof"]
+    assert unknown_names("Is it heavier than the Vela 3?", df) == []  # held
+    assert (
+        unknown_names("Did the Normans fight the Byzantines?", DF | {"byzantines": 0}) == []
+    )  # no comparison
