@@ -130,12 +130,9 @@ def parse(text: str, base_path: Sequence[str] = (), base_levels: Sequence[int] =
         example = bool(_EXAMPLE_BLOCK.match(strip_markup(stripped))) or bool(
             path and _EXAMPLE_HEADING.match(path[-1])
         )
-        for s in split_sentences(stripped):
-            s = strip_markup(s.strip(" …"))
-            if s:
-                units.append(
-                    Unit("sentence", s, tuple(path), len(units), line=ln, heads=heads, illustrative=example)
-                )
+        under, sentences = _under_question(stripped, tuple(path))
+        for s in sentences:
+            units.append(Unit("sentence", s, under, len(units), line=ln, heads=heads, illustrative=example))
     return units
 
 
@@ -144,6 +141,19 @@ def _decoration(stripped: str) -> bool:
     return bool(
         _UNDERLINE.match(stripped) or (_RULE_ROW.match(stripped) and "-" in stripped and "|" in stripped)
     )
+
+
+def _under_question(paragraph: str, path: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+    """A paragraph's path and sentences: a FAQ's question opening its answer ("Is there a Nib 3 Pro?
+    No. …") is the answer's heading, as a heading would be, and no sentence an answer quotes (a
+    one-word "No." goes with the sentence after it)."""
+    sentences = [t for t in (strip_markup(s.strip(" …")) for s in split_sentences(paragraph)) if t]
+    if len(sentences) < 2 or not sentences[0].endswith("?"):
+        return path, sentences
+    answer = sentences[1:]
+    if len(answer) > 1 and len(answer[0].split()) <= 2:
+        answer = [f"{answer[0]} {answer[1]}", *answer[2:]]
+    return (*path, sentences[0]), answer
 
 
 def _heading(stripped: str, levels: Sequence[int]) -> tuple[int, str] | None:

@@ -111,3 +111,17 @@ def test_a_column_headings_unit_is_written_after_a_bare_number() -> None:
     assert field("Weight (kg)", "8.8 (with pump head)") == "Weight (kg): 8.8 (with pump head)"
     assert field("Efficiency (%)", "92") == "Efficiency: 92%"
     assert field("Noise dB(A)", "54") == "Noise dB(A): 54"  # "(A)" belongs to "dB"
+
+
+def test_a_faq_question_opening_its_answer_is_the_answers_heading_not_a_unit() -> None:
+    """Found on three review corpora: "**Is there a Nib 3 Pro or Nib 30 Plus?**" over its answer is
+    one paragraph, and its question sentence was quoted as the answer ("Is there a Nib 3 Pro or
+    Nib 30 Plus (help/faq.md)?")."""
+    units = parse(
+        "## General\n\nIs there a K3 Pro? No. The current models are the K3 and K5.\n\nWhy? Because."
+    )
+    # (a one-word "No." goes with the sentence it opens: alone it is a fragment no answer quotes)
+    assert [u.text for u in units] == ["No. The current models are the K3 and K5.", "Because."]
+    assert units[0].path == ("General", "Is there a K3 Pro?")
+    # a question alone is a sentence as before
+    assert [u.text for u in parse("Is there a K3 Pro?")] == ["Is there a K3 Pro?"]
