@@ -11,7 +11,11 @@ rating) is not, nor is a word no passage of the store holds. A word is met by it
 one stem starting the other ("weigh", "weight"), as the end of a compound ("load" of "payload"), by
 the attribute it asks for by another name ("heavy" by "weight", core/text.py), an acronym by a run
 of capitalised words or a code ("IP" by "Ingress protection" or "IP54"), and a few attributes by
-the unit that measures them ("capacity" by "3,850 mAh").
+the unit that measures them ("capacity" by "3,850 mAh"). The thing named may be a model written
+without a digit that the evidence reads as one ("the Vela Mini"). A condition's words ("… when it
+goes onto a rug") weigh half, number words are none, and the verb of a "How far / long …" question
+is met when a unit holds its other words and a value in the asked measure ("raise" by "lifts its
+mop plate by 5 mm"): such words say when the value holds or say it another way, not what is asked.
 """
 
 from __future__ import annotations
