@@ -277,10 +277,11 @@ def _aligned_table(lines: list[str], i: int) -> tuple[list[str], int]:
     and how many lines they take: a first row without a digit above rows with one as its header
     ("| Model | Interval |"), else each row as an item, its first cell the key ("- DX-20: 8,000 h;
     kit DK-20"); ([], 0) when no such table starts there."""
-    first = _row_cells(lines[i])
-    rows = [first] if first else []
-    while rows and i + len(rows) < len(lines) and len(_row_cells(lines[i + len(rows)])) == len(first):
-        rows.append(_row_cells(lines[i + len(rows)]))
+    rows = [first] if (first := _row_cells(lines[i])) else []
+    while (
+        rows and i + len(rows) < len(lines) and len(cells := _row_cells(lines[i + len(rows)])) == len(first)
+    ):
+        rows.append(cells)
     digits = [any(ch.isdigit() for ch in "".join(r)) for r in rows]
     if len(rows) < 2 or not any(digits):  # no figure: two-spaced prose or a signature, not a table
         return [], 0
